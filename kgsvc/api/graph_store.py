@@ -1,0 +1,107 @@
+"""The SPARQL 1.1 Graph Store HTTP Protocol at ``/datasets/{name}/store``, mapped onto the dataset's graph.
+
+A dataset is one graph, so ``?default``, no parameter, and ``?graph=urn:kgsvc:dataset:NAME`` all address it;
+any other ``?graph=`` is not part of the dataset (404), and ``?default`` with ``?graph`` is a 400.
+
+* ``GET`` — the graph, in the negotiated RDF format (Turtle by default); 404 for an unknown dataset.
+* ``PUT`` — replace the graph with the body, atomically (:meth:`KG.load` with ``replace=True``);
+  201 when it created the dataset, else 204.
+* ``POST`` — add the body to the graph (:meth:`KG.load`); 201 when it created the dataset, else 204.
+* ``DELETE`` — remove the graph's triples (the dataset stays; ``DELETE /datasets/NAME`` removes it); 204.
+
+Bodies are parsed by the same all-or-nothing loader as files, in the format of their ``Content-Type`` (415 if
+not RDF); a malformed body is a 400 naming the line and column, and changes nothing. Writes need the token.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from kgsvc.api.errors import ApiError
+from kgsvc.api.negotiation import negotiate, rdf_format_for_media_type
+from kgsvc.api.state import ApiState, get_state, require_write
+from kgsvc.errors import IngestError
+from kgsvc.store import RdfFormat, check_dataset_name, dataset_graph
+
+__all__ = ["graph_store"]
+
+_FORMAT_NAMES = {
+    RdfFormat.TURTLE: "ttl",
+    RdfFormat.N_TRIPLES: "nt",
+    RdfFormat.RDF_XML: "rdf",
+    RdfFormat.JSON_LD: "jsonld",
+    RdfFormat.N3: "n3",
+    RdfFormat.N_QUADS: "nq",
+    RdfFormat.TRIG: "trig",
+}
+
+
+def _check_target(request: Request, name: str) -> None:
+    params = request.query_params
+    graph = params.get("graph")
+    if graph is not None and "default" in params:
+        raise ApiError(400, "give either ?default or ?graph=IRI, not both")
+    own = dataset_graph(name).value
+    if graph is not None and graph != own:
+        raise ApiError(
+            404,
+            f"graph <{graph}> is not part of dataset {name!r}: a dataset is the one graph <{own}>",
+            error="NotFound",
+        )
+
+
+async def graph_store(request: Request) -> Response:
+    """One handler for GET, HEAD, PUT, POST and DELETE."""
+    state = get_state(request)
+    name = check_dataset_name(request.path_params["name"])
+    _check_target(request, name)
+    method = request.method
+    if method in ("GET", "HEAD"):
+        state.dataset_graph(name)
+        fmt = negotiate(request.headers.get("accept"), "graph", request.query_params.get("format"))
+        assert isinstance(fmt.native, RdfFormat)
+        body = await run_in_threadpool(state.kg.dump, name, format=_FORMAT_NAMES[fmt.native])
+        return Response(body if method == "GET" else b"", media_type=fmt.content_type)
+    require_write(request, state)
+    if method == "DELETE":
+        graph = state.dataset_graph(name)
+        try:
+            await run_in_threadpool(state.kg.update, f"CLEAR SILENT GRAPH <{graph}>")
+        finally:
+            state.changed()
+        return Response(status_code=204)
+    return await _write(request, state, name, replace=method == "PUT")
+
+
+async def _write(request: Request, state: ApiState, name: str, *, replace: bool) -> Response:
+    content_type = request.headers.get("content-type")
+    fmt = rdf_format_for_media_type(content_type)
+    if fmt is None:
+        raise ApiError(
+            415,
+            f"unsupported Content-Type {content_type or '(none)'!r}: expected an RDF media type "
+            "(text/turtle, application/n-triples, application/rdf+xml, application/ld+json, application/trig, …)",
+            error="UnsupportedMediaType",
+        )
+    created = not await run_in_threadpool(state.kg.catalog.exists, name)
+    with tempfile.TemporaryDirectory(prefix="kgsvc-gsp-") as folder:
+        path = Path(folder) / f"body.{_FORMAT_NAMES.get(fmt, 'ttl')}"
+        with path.open("wb") as sink:
+            async for chunk in request.stream():
+                sink.write(chunk)
+        try:
+            await run_in_threadpool(
+                lambda: state.kg.load(path, dataset=name, format=_FORMAT_NAMES.get(fmt), replace=replace)
+            )
+        except IngestError as exc:
+            if created:  # the load registered the dataset before it failed: a rejected body leaves nothing
+                await run_in_threadpool(state.kg.drop, name)
+            raise IngestError(exc.reason, file="request body", line=exc.line, column=exc.column, dataset=name) from exc
+        finally:
+            state.changed()
+    return Response(status_code=201 if created else 204)

@@ -1,0 +1,232 @@
+"""The JSON API: health, datasets (list, create/upload, stats, drop), jobs, and the question path.
+
+Every change goes through :class:`KG` methods, so :meth:`Catalog.mark_changed` emits the dataset-changed event.
+Uploads are loaded synchronously (the answer is the :class:`LoadResult`, with its job id); a rejected file
+changes nothing and a dataset created for it is removed again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+import kgsvc
+from kgsvc.api.errors import ApiError
+from kgsvc.api.state import get_state, require_write
+from kgsvc.errors import IngestError
+from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult
+
+__all__ = ["AskRequest", "CreateDataset", "router"]
+
+router = APIRouter()
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+class CreateDataset(BaseModel):
+    """``POST /datasets`` with a JSON body: register an empty dataset."""
+
+    name: str = Field(description="1-64 letters, digits, '_', '.', '-'")
+    base_iri: str | None = None
+    description: str | None = None
+
+
+class AskRequest(BaseModel):
+    """``POST /ask``: a question about a dataset; ``options`` go to ``KG.ask`` as keyword arguments."""
+
+    question: str
+    dataset: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    read_only: bool
+    store: str
+    executor: str
+
+
+@router.get("/health", response_model=Health, tags=["service"])
+async def health(request: Request) -> Health:
+    """Liveness, and how the service runs."""
+    state = get_state(request)
+    return Health(
+        status="ok",
+        version=kgsvc.__version__,
+        read_only=state.settings.read_only,
+        store=type(state.kg.store).__name__,
+        executor=state.executor.name,
+    )
+
+
+@router.get("/datasets", response_model=list[DatasetInfo], tags=["datasets"])
+async def list_datasets(request: Request) -> list[DatasetInfo]:
+    """All datasets with their triple counts and data versions."""
+    return await run_in_threadpool(get_state(request).kg.datasets)
+
+
+_CREATE_BODY = {
+    "requestBody": {
+        "content": {
+            "application/json": {"schema": CreateDataset.model_json_schema()},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["name", "file"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "file": {"type": "string", "format": "binary"},
+                        "format": {"type": "string", "description": "ttl, nt, rdf, jsonld, tsv, csv, …"},
+                        "base_iri": {"type": "string"},
+                    },
+                }
+            },
+        },
+        "required": True,
+    }
+}
+
+
+@router.post(
+    "/datasets",
+    status_code=201,
+    tags=["datasets"],
+    openapi_extra=_CREATE_BODY,
+    responses={201: {"description": "DatasetInfo (JSON body) or LoadResult (upload)"}, 409: {}, 400: {}},
+)
+async def create_dataset(request: Request) -> Response:
+    """Create a dataset (JSON body), or upload a file into a dataset, creating it if new (multipart form).
+
+    The upload answers 201 when it created the dataset and 200 when it added to an existing one.
+    """
+    state = get_state(request)
+    require_write(request, state)
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media == "application/json":
+        try:
+            spec = CreateDataset.model_validate_json(await request.body())
+        except ValidationError as exc:
+            raise ApiError(422, f"invalid dataset description: {exc}", error="ValidationError") from None
+        info = await run_in_threadpool(
+            lambda: state.kg.catalog.create(spec.name, base_iri=spec.base_iri, description=spec.description)
+        )
+        state.changed()
+        return JSONResponse(jsonable_encoder(info), status_code=201)
+    if media != "multipart/form-data":
+        raise ApiError(
+            415,
+            f"unsupported Content-Type {media or '(none)'!r}: expected application/json or multipart/form-data",
+            error="UnsupportedMediaType",
+        )
+    async with request.form() as form:
+        upload, name = form.get("file"), form.get("name")
+        if not isinstance(upload, UploadFile) or not isinstance(name, str):
+            raise ApiError(400, "the upload form needs a 'name' field and a 'file' part")
+        fmt, base_iri = form.get("format"), form.get("base_iri")
+        result, created = await _load_upload(
+            request,
+            upload,
+            name,
+            format=fmt if isinstance(fmt, str) and fmt else None,
+            base_iri=base_iri if isinstance(base_iri, str) and base_iri else None,
+        )
+    return JSONResponse(jsonable_encoder(result), status_code=201 if created else 200)
+
+
+async def _load_upload(
+    request: Request, upload: UploadFile, name: str, *, format: str | None, base_iri: str | None
+) -> tuple[LoadResult, bool]:
+    state = get_state(request)
+    kg = state.kg
+    created = not await run_in_threadpool(kg.catalog.exists, name)
+    filename = _UNSAFE.sub("_", Path(upload.filename or "upload").name) or "upload"
+    with tempfile.TemporaryDirectory(prefix="kgsvc-upload-") as folder:
+        path = Path(folder) / filename
+        with path.open("wb") as sink:
+            while chunk := await upload.read(1 << 20):
+                sink.write(chunk)
+        try:
+            result = await run_in_threadpool(lambda: kg.load(path, dataset=name, format=format, base_iri=base_iri))
+        except IngestError as exc:
+            if created and await run_in_threadpool(kg.catalog.exists, name):
+                await run_in_threadpool(kg.drop, name)
+            raise IngestError(
+                exc.reason, file=upload.filename or filename, line=exc.line, column=exc.column, dataset=name
+            ) from exc
+        finally:
+            state.changed()
+    return result, created
+
+
+@router.get("/datasets/{name}", response_model=DatasetStats, tags=["datasets"])
+async def dataset_stats(request: Request, name: str) -> DatasetStats:
+    """Triple, node, literal and relation counts of a dataset, and its index versions."""
+    return await run_in_threadpool(get_state(request).kg.stats, name)
+
+
+@router.delete("/datasets/{name}", status_code=204, tags=["datasets"])
+async def drop_dataset(request: Request, name: str) -> Response:
+    """Remove a dataset with its graph, metadata and indexes."""
+    state = get_state(request)
+    require_write(request, state)
+    try:
+        await run_in_threadpool(state.kg.drop, name)
+    finally:
+        state.changed()
+    return Response(status_code=204)
+
+
+@router.get("/jobs", response_model=list[JobInfo], tags=["jobs"])
+async def list_jobs(request: Request, dataset: str | None = None) -> list[JobInfo]:
+    """Recent jobs, newest first (optionally of one dataset)."""
+    kg = get_state(request).kg
+    return await run_in_threadpool(lambda: kg.jobs(dataset=dataset))
+
+
+@router.get("/jobs/{job_id}", response_model=JobInfo, tags=["jobs"])
+async def get_job(request: Request, job_id: str) -> JobInfo:
+    """One job: state, progress, counts, error, timings."""
+    try:
+        return await run_in_threadpool(get_state(request).kg.job, job_id)
+    except KeyError:
+        raise ApiError(404, f"unknown job {job_id!r}", error="NotFound") from None
+
+
+@router.post("/ask", tags=["questions"])
+async def ask(request: Request, body: AskRequest) -> Response:
+    """Answer a question from the graph with ``KG.ask`` (answer, evidence subgraphs, grounded SPARQL).
+
+    Without ``dataset`` the only dataset is asked (400 when there are several). An empty question or an unknown
+    option is a 400; a dataset whose index is not built yet a 409 (see :mod:`kgsvc.api.errors`).
+    """
+    kg = get_state(request).kg
+    dataset = body.dataset
+    if dataset is None:
+        names = [info.name for info in await run_in_threadpool(kg.datasets)]
+        if len(names) != 1:
+            raise ApiError(400, f"name the dataset to ask about (there are {len(names)}: {', '.join(names)})")
+        dataset = names[0]
+    try:
+        result = await run_in_threadpool(lambda: kg.ask(body.question, dataset=dataset, **body.options))
+    except (ValueError, TypeError) as exc:
+        raise ApiError(400, str(exc)) from None
+    return JSONResponse(_jsonable(result))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable_encoder(dataclasses.asdict(value))
+    return jsonable_encoder(value)

@@ -1,0 +1,190 @@
+"""The SPARQL 1.1 Protocol: ``/sparql`` (all data) and ``/datasets/{name}/sparql`` (one dataset).
+
+Queries: ``GET ?query=``, ``POST`` form (``application/x-www-form-urlencoded``) and ``POST
+application/sparql-query`` (parameters in the URL). Updates: ``POST`` form with ``update=`` and ``POST
+application/sparql-update``. ``GET`` without a query answers the service description.
+
+The RDF dataset of a query, in order of precedence:
+
+1. ``default-graph-uri`` / ``named-graph-uri`` parameters (the protocol's rule);
+2. the query's own ``FROM`` / ``FROM NAMED``;
+3. the endpoint's default — ``/sparql``: the default graph is the **union of all graphs**, every named graph is
+   available to ``GRAPH``; ``/datasets/NAME/sparql``: the default graph is the dataset's graph, and it is the
+   only named graph.
+
+Updates: at ``/sparql`` an update runs as written (its default graph is the store's own default graph, which
+belongs to no dataset: name dataset graphs ``<urn:kgsvc:dataset:NAME>``). At ``/datasets/NAME/sparql`` the
+dataset graph is the default graph (:func:`kgsvc.api.sparql_text.rewrite_update`). ``using-graph-uri`` /
+``using-named-graph-uri`` become ``USING`` / ``USING NAMED``. Every update runs through :meth:`KG.update`, so
+changed datasets emit the dataset-changed event; the answer is ``200`` with ``{"changed": [datasets]}``.
+Updates are not bounded by ``query_timeout_s`` (a write cannot be stopped half-way).
+
+``SERVICE`` (in queries and updates) and ``LOAD`` are refused with 403 unless ``KGSVC_ALLOW_REMOTE_SPARQL``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from kgsvc.api.errors import ApiError
+from kgsvc.api.negotiation import NotAcceptable, negotiate
+from kgsvc.api.results import QueryJob
+from kgsvc.api.service_description import service_description
+from kgsvc.api.sparql_text import find_keyword, has_dataset_clause, query_form, rewrite_update
+from kgsvc.api.state import ApiState, get_state, require_write
+from kgsvc.errors import QueryError
+from kgsvc.store import NamedNode
+
+__all__ = ["dataset_sparql", "sparql"]
+
+_FORM = "application/x-www-form-urlencoded"
+_QUERY = "application/sparql-query"
+_UPDATE = "application/sparql-update"
+_GRAPH_PARAMS = ("default-graph-uri", "named-graph-uri", "using-graph-uri", "using-named-graph-uri")
+
+
+async def sparql(request: Request) -> Response:
+    """``/sparql``: query and update over all datasets."""
+    return await _endpoint(request, None)
+
+
+async def dataset_sparql(request: Request) -> Response:
+    """``/datasets/{name}/sparql``: query and update with the dataset's graph as the default graph."""
+    return await _endpoint(request, request.path_params["name"])
+
+
+def _one(params: list[tuple[str, str]], key: str) -> str | None:
+    values = [v for k, v in params if k == key]
+    if len(values) > 1:
+        raise ApiError(400, f"the parameter {key!r} was given {len(values)} times; expected at most once")
+    return values[0] if values else None
+
+
+def _iris(params: list[tuple[str, str]], key: str) -> list[str]:
+    values = [v for k, v in params if k == key]
+    for value in values:
+        try:
+            NamedNode(value)
+        except ValueError as exc:
+            raise ApiError(400, f"{key}={value!r} is not an absolute IRI: {exc}") from None
+    return values
+
+
+async def _endpoint(request: Request, dataset: str | None) -> Response:
+    state = get_state(request)
+    graph = state.dataset_graph(dataset) if dataset is not None else None
+    url_params = list(request.query_params.multi_items())
+    if request.method == "GET":
+        if _one(url_params, "update") is not None:
+            raise ApiError(400, "a SPARQL update must be sent with POST (SPARQL 1.1 Protocol §2.2)")
+        query = _one(url_params, "query")
+        if query is None:
+            if any(k in _GRAPH_PARAMS for k, _ in url_params):
+                raise ApiError(400, "the request has graph parameters but no 'query'")
+            return await service_description(request, state, dataset)
+        return await _query(request, state, query, url_params, graph)
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = await request.body()
+    text = _decode(body)
+    if media == _FORM:
+        params = parse_qsl(text, keep_blank_values=True)
+        query, update = _one(params, "query"), _one(params, "update")
+        if query is not None and update is not None:
+            raise ApiError(400, "a request carries either 'query' or 'update', not both")
+        if query is not None:
+            return await _query(request, state, query, params, graph)
+        if update is not None:
+            return await _update(request, state, update, params, graph)
+        raise ApiError(400, "the form has neither a 'query' nor an 'update' parameter")
+    if media == _QUERY:
+        return await _query(request, state, text, url_params, graph)
+    if media == _UPDATE:
+        return await _update(request, state, text, url_params, graph)
+    raise ApiError(
+        415,
+        f"unsupported Content-Type {media or '(none)'!r}: expected {_FORM}, {_QUERY} or {_UPDATE}",
+        error="UnsupportedMediaType",
+    )
+
+
+def _decode(body: bytes) -> str:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(400, f"the request body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...]) -> None:
+    if state.settings.allow_remote_sparql:
+        return
+    for keyword in keywords:
+        found = find_keyword(text, keyword)
+        if found is not None:
+            line, column = found
+            raise QueryError(
+                f"{keyword} is not allowed on this server (it would make the server fetch URLs); found at line "
+                f"{line}, column {column}. If it is part of a name, write the IRI in full. "
+                "KGSVC_ALLOW_REMOTE_SPARQL=true allows it.",
+                kind="forbidden",
+                query=text,
+            )
+
+
+async def _query(
+    request: Request, state: ApiState, query: str, params: list[tuple[str, str]], graph: str | None
+) -> Response:
+    _refuse_remote(state, query, ("SERVICE",))
+    form = query_form(query)
+    accept = request.headers.get("accept")
+    # SPARQLWrapper repeats format/output: the first value counts
+    format_name = next((v for k, v in params if k in ("format", "output")), None)
+    if form is None:  # not a query pyoxigraph will accept: pick any format, let the parser say what is wrong
+        try:
+            fmt = negotiate(accept, "results", format_name)
+        except NotAcceptable:
+            fmt = negotiate(None, "results")
+    else:
+        fmt = negotiate(accept, "graph" if form in ("construct", "describe") else "results", format_name)
+    default_graph, named_graphs = _iris(params, "default-graph-uri"), _iris(params, "named-graph-uri")
+    union = False
+    if default_graph or named_graphs:
+        dataset: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (tuple(default_graph), tuple(named_graphs))
+    elif has_dataset_clause(query):
+        dataset = (None, None)
+    elif graph is not None:
+        dataset = ((graph,), (graph,))
+    else:
+        dataset, union = (None, None), True
+    settings = state.settings
+    job = QueryJob(
+        query=query,
+        media_type=fmt.media_type,
+        max_rows=settings.max_result_rows,
+        timeout_s=settings.query_timeout_s,
+        default_graph=dataset[0],
+        named_graphs=dataset[1],
+        union=union,
+    )
+    media_type, body = await state.executor.run(job)
+    return Response(body, media_type=fmt.content_type if media_type == fmt.media_type else media_type)
+
+
+async def _update(
+    request: Request, state: ApiState, update: str, params: list[tuple[str, str]], graph: str | None
+) -> Response:
+    require_write(request, state)
+    if _one(params, "default-graph-uri") is not None or _one(params, "named-graph-uri") is not None:
+        raise ApiError(400, "default-graph-uri / named-graph-uri apply to queries; updates take using-graph-uri")
+    _refuse_remote(state, update, ("LOAD", "SERVICE"))
+    text = rewrite_update(
+        update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")
+    )
+    try:
+        changed = await run_in_threadpool(state.kg.update, text)
+    finally:
+        state.changed()
+    return JSONResponse({"changed": changed})

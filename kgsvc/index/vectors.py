@@ -1,0 +1,298 @@
+"""Vector indexes over label embeddings: Qdrant Edge (embedded, in-process HNSW) or a Qdrant server (DESIGN §4).
+
+Every index version holds two collections, :data:`NODE_LABELS` and :data:`RELATION_LABELS`, with **one point
+per distinct label text**; the point id is the text id of :class:`kgsvc.index.labels.LabelTables`. Points carry
+the named vector :data:`LABEL_VECTOR`; :data:`GNN_VECTOR` is the reserved name for a second named vector (GNN
+node embeddings), which :meth:`VectorIndex.create_collection` accepts through ``extra_vectors`` (points may
+lack it).
+
+Distances are **true L2** (Qdrant's ``Euclid`` score, not squared). With unit vectors
+``L2 = sqrt(2 - 2 cos)``, the per-element distance of the GSD (SimGRAG, arXiv 2412.15272, Eq. 1).
+:meth:`VectorIndex.search` returns, per query row, ``(text id, L2)`` pairs ordered by distance, ties by id.
+
+Implementations (same interface, same collections):
+
+* :class:`EdgeVectorIndex` — ``qdrant-edge-py``, one Edge shard per collection in the version folder; HNSW
+  is built once with :meth:`EdgeShard.optimize`. The embedded default.
+* :class:`ServerVectorIndex` — ``qdrant-client``: a Qdrant server (``Settings.qdrant_url``), or local mode
+  (``path=`` / ``":memory:"``, brute force, for tests). Collections are named ``{prefix}{collection}`` so
+  that versions of many datasets share one server.
+
+The HNSW parameters are module constants (recall is benchmarked elsewhere): :data:`HNSW_M`,
+:data:`HNSW_EF_CONSTRUCT`, :data:`HNSW_EF_SEARCH`, :data:`FULL_SCAN_THRESHOLD_KB`.
+"""
+
+from __future__ import annotations
+
+import abc
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "FULL_SCAN_THRESHOLD_KB",
+    "GNN_VECTOR",
+    "HNSW_EF_CONSTRUCT",
+    "HNSW_EF_SEARCH",
+    "HNSW_M",
+    "LABEL_VECTOR",
+    "NODE_LABELS",
+    "RELATION_LABELS",
+    "EdgeVectorIndex",
+    "ServerVectorIndex",
+    "VectorIndex",
+]
+
+NODE_LABELS = "node_labels"
+RELATION_LABELS = "relation_labels"
+LABEL_VECTOR = "label"
+GNN_VECTOR = "gnn"
+
+#: HNSW graph degree (edges per node).
+HNSW_M = 16
+#: Candidates kept while building the HNSW graph.
+HNSW_EF_CONSTRUCT = 128
+#: Candidates kept while searching (raised to ``k`` when ``k`` is larger).
+HNSW_EF_SEARCH = 128
+#: Below this many KB of vectors a segment is scanned exactly instead of through HNSW.
+FULL_SCAN_THRESHOLD_KB = 1_000
+
+_BATCH = 2_048
+
+Hits = list[list[tuple[int, float]]]
+
+
+def _check_rows(vectors: npt.ArrayLike, what: str) -> npt.NDArray[np.float32]:
+    array = np.asarray(vectors, dtype=np.float32)
+    if array.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array (rows, dimension), got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"{what} must be finite")
+    return array
+
+
+def _ordered(hits: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    return sorted(hits, key=lambda h: (h[1], h[0]))[:k]
+
+
+class VectorIndex(abc.ABC):
+    """Named collections of points ``0 .. n - 1`` with named float32 vectors, searched by L2."""
+
+    @abc.abstractmethod
+    def create_collection(self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None) -> None:
+        """Create collection ``name`` with :data:`LABEL_VECTOR` of size ``dimension`` plus ``extra_vectors``."""
+
+    @abc.abstractmethod
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
+        """Store row ``i`` of ``vectors`` as point ``start + i`` (named vector ``vector``)."""
+
+    @abc.abstractmethod
+    def finish(self, name: str) -> None:
+        """Build the search structure (HNSW) and persist; call once after the last :meth:`add`."""
+
+    @abc.abstractmethod
+    def count(self, name: str) -> int:
+        """Number of points in collection ``name``."""
+
+    @abc.abstractmethod
+    def _search(self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str) -> Hits: ...
+
+    def search(self, name: str, queries: npt.ArrayLike, k: int, *, vector: str = LABEL_VECTOR) -> Hits:
+        """The ``k`` nearest points of each query row: ``[(point id, L2 distance), …]`` by distance, then id.
+
+        Raises
+        ------
+        ValueError
+            When ``queries`` is not 2-D and finite, or ``k < 1``.
+        """
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        rows = _check_rows(queries, "queries")
+        if rows.shape[0] == 0:
+            return []
+        return [_ordered(hits, k) for hits in self._search(name, rows, k, vector)]
+
+    @abc.abstractmethod
+    def drop(self) -> None:
+        """Delete every collection of this index (and its files)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release files and connections (idempotent)."""
+
+    def __enter__(self) -> VectorIndex:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class EdgeVectorIndex(VectorIndex):
+    """Qdrant Edge shards under ``folder`` (one sub-folder per collection); opens existing ones lazily."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self._shards: dict[str, Any] = {}
+
+    def _shard(self, name: str) -> Any:
+        shard = self._shards.get(name)
+        if shard is None:
+            from qdrant_edge import EdgeShard
+
+            path = self.folder / name
+            if not path.is_dir():
+                raise FileNotFoundError(f"no vector collection {name!r} under {self.folder}")
+            shard = self._shards[name] = EdgeShard.load(str(path))
+        return shard
+
+    def create_collection(self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None) -> None:
+        from qdrant_edge import (
+            Distance,
+            EdgeConfig,
+            EdgeOptimizersConfig,
+            EdgeShard,
+            EdgeVectorParams,
+            HnswIndexConfig,
+        )
+
+        sizes = {LABEL_VECTOR: dimension, **(extra_vectors or {})}
+        config = EdgeConfig(
+            vectors={key: EdgeVectorParams(size=size, distance=Distance.Euclid) for key, size in sizes.items()},
+            hnsw_config=HnswIndexConfig(
+                m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=FULL_SCAN_THRESHOLD_KB
+            ),
+            optimizers=EdgeOptimizersConfig(indexing_threshold=FULL_SCAN_THRESHOLD_KB),
+            wal_enabled=False,
+        )
+        path = self.folder / name
+        path.mkdir(parents=True, exist_ok=True)
+        self._shards[name] = EdgeShard.create(str(path), config)
+
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
+        from qdrant_edge import Point, UpdateOperation
+
+        rows = _check_rows(vectors, "vectors")
+        shard = self._shard(name)
+        for offset in range(0, rows.shape[0], _BATCH):
+            chunk = rows[offset : offset + _BATCH].tolist()
+            points = [Point(start + offset + i, {vector: row}) for i, row in enumerate(chunk)]
+            shard.update(UpdateOperation.upsert_points(points))
+
+    def finish(self, name: str) -> None:
+        shard = self._shard(name)
+        shard.optimize()
+        shard.flush()
+
+    def count(self, name: str) -> int:
+        from qdrant_edge import CountRequest
+
+        return int(self._shard(name).count(CountRequest()))
+
+    def _search(self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str) -> Hits:
+        from qdrant_edge import Query, QueryBatchRequest, QueryRequest, SearchParams
+
+        params = SearchParams(hnsw_ef=max(HNSW_EF_SEARCH, k))
+        requests = [
+            QueryRequest(limit=k, query=Query.Nearest(row, using=vector), params=params) for row in queries.tolist()
+        ]
+        results = self._shard(name).query_batch(QueryBatchRequest(requests))
+        return [[(int(p.id), float(p.score)) for p in points] for points in results]
+
+    def drop(self) -> None:
+        self.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def close(self) -> None:
+        shards, self._shards = self._shards, {}
+        for shard in shards.values():
+            shard.close()
+
+
+class ServerVectorIndex(VectorIndex):
+    """Collections ``{prefix}{name}`` on a Qdrant server (``url``) or in qdrant-client's local mode (``path``).
+
+    Parameters
+    ----------
+    url
+        Qdrant server URL; or
+    path
+        qdrant-client local storage folder, or ``":memory:"`` (brute force; tests only, DESIGN §10).
+    prefix
+        Collection name prefix, e.g. ``kgsvc_movies_v3_``.
+    """
+
+    def __init__(self, *, url: str | None = None, path: str | Path | None = None, prefix: str = "") -> None:
+        if (url is None) == (path is None):
+            raise ValueError("give exactly one of url= (a Qdrant server) or path= (local mode)")
+        self.url, self.path, self.prefix = url, path, prefix
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from qdrant_client import QdrantClient
+
+            if self.url is not None:
+                self._client = QdrantClient(url=self.url)
+            elif str(self.path) == ":memory:":
+                self._client = QdrantClient(location=":memory:")
+            else:
+                self._client = QdrantClient(path=str(self.path))
+        return self._client
+
+    def _name(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    def create_collection(self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None) -> None:
+        from qdrant_client import models
+
+        sizes = {LABEL_VECTOR: dimension, **(extra_vectors or {})}
+        if self.client.collection_exists(self._name(name)):
+            self.client.delete_collection(self._name(name))
+        self.client.create_collection(
+            self._name(name),
+            vectors_config={
+                key: models.VectorParams(size=size, distance=models.Distance.EUCLID) for key, size in sizes.items()
+            },
+            hnsw_config=models.HnswConfigDiff(
+                m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=FULL_SCAN_THRESHOLD_KB
+            ),
+        )
+
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
+        from qdrant_client import models
+
+        rows = _check_rows(vectors, "vectors")
+        for offset in range(0, rows.shape[0], _BATCH):
+            chunk = rows[offset : offset + _BATCH].tolist()
+            points = [models.PointStruct(id=start + offset + i, vector={vector: row}) for i, row in enumerate(chunk)]
+            self.client.upsert(self._name(name), points=points, wait=True)
+
+    def finish(self, name: str) -> None:
+        return None  # the server indexes in the background; local mode is brute force
+
+    def count(self, name: str) -> int:
+        return int(self.client.count(self._name(name), exact=True).count)
+
+    def _search(self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str) -> Hits:
+        from qdrant_client import models
+
+        # local mode is exact and warns about search parameters
+        params = models.SearchParams(hnsw_ef=max(HNSW_EF_SEARCH, k)) if self.url is not None else None
+        requests = [models.QueryRequest(query=row, using=vector, limit=k, params=params) for row in queries.tolist()]
+        responses = self.client.query_batch_points(self._name(name), requests=requests)
+        return [[(int(p.id), float(p.score)) for p in response.points] for response in responses]
+
+    def drop(self) -> None:
+        for name in (NODE_LABELS, RELATION_LABELS):
+            if self.client.collection_exists(self._name(name)):
+                self.client.delete_collection(self._name(name))
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()

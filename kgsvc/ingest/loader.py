@@ -1,0 +1,284 @@
+"""Loading one file into a dataset graph, all or nothing.
+
+Formats: every RDF format of :mod:`kgsvc.store.rdf` plus plain triple files (:mod:`kgsvc.ingest.triples`);
+gzipped input (``*.gz``) is read transparently. The format comes from ``fmt`` or the file name.
+
+Two paths, one guarantee — a rejected file leaves the dataset exactly as it was:
+
+* **transactional** (files up to ``bulk_threshold`` bytes): parsed and written in one store transaction;
+* **bulk** (larger files): streamed through the store's bulk loader. Into an empty dataset graph it is
+  loaded directly and the graph is dropped again on any error; into a non-empty graph the file is first
+  parsed once to validate it, then streamed in.
+"""
+
+from __future__ import annotations
+
+import gzip
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, cast
+
+from kgsvc.errors import IngestError
+from kgsvc.ingest.triples import TRIPLE_FORMATS, triples_to_ntriples
+from kgsvc.store import RdfFormat, Store, format_from_name, parse_quads, read_path
+
+__all__ = ["LoadReport", "ProgressCallback", "detect_format", "load_file"]
+
+#: Called with (bytes read so far, total bytes or None).
+ProgressCallback = Callable[[int, int | None], None]
+
+_TRIPLE_EXTENSIONS = {"tsv": "tsv", "csv": "csv", "txt": "triples", "psv": "pipe", "triples": "triples"}
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What a load did: triples added, triples now in the graph, bytes read, wall seconds, path taken, format."""
+
+    triples_added: int
+    triples_total: int
+    bytes_read: int
+    seconds: float
+    bulk: bool
+    format: str
+
+
+def detect_format(path: Path, fmt: str | None = None) -> RdfFormat | str:
+    """The format of ``path``: ``fmt`` when given (a name, extension or media type), else from the extension.
+
+    Returns an :class:`RdfFormat`, ``"trix"``, or one of :data:`TRIPLE_FORMATS`.
+
+    Raises
+    ------
+    IngestError
+        If the format is unknown.
+    """
+    name = fmt or (path.with_suffix("").suffix if path.suffix == ".gz" else path.suffix).lstrip(".")
+    key = name.lower()
+    if key in TRIPLE_FORMATS:
+        return key
+    if fmt is None and key in _TRIPLE_EXTENSIONS:
+        return _TRIPLE_EXTENSIONS[key]
+    try:
+        found = format_from_name(key) if key else None
+    except ValueError:
+        found = None
+    if found is None:
+        known = "ttl, nt, nq, trig, n3, rdf/owl/xml, jsonld, trix, tsv, csv, txt (h|r|t or tab), pipe"
+        raise IngestError(f"unknown format {name!r}; expected one of: {known}", file=str(path))
+    return found
+
+
+def _position(raw: IO[bytes]) -> int:
+    """Bytes of the file consumed so far (compressed bytes for gzip, to compare with the file size)."""
+    if isinstance(raw, gzip.GzipFile):
+        return raw.fileobj.tell()
+    return raw.tell()
+
+
+class _ProgressReader:
+    """A binary reader over a file that counts bytes and reports progress."""
+
+    def __init__(self, raw: IO[bytes], progress: ProgressCallback | None, total: int) -> None:
+        self._raw = raw
+        self._progress = progress
+        self._total = total
+        self.count = 0
+        self.error: BaseException | None = None
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self.count += len(data)
+        if self._progress is not None:
+            self._progress(_position(self._raw), self._total)
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+
+class _ChunkReader(_ProgressReader):
+    """A binary reader over chunks that a producer thread generates from ``raw`` while the store parses.
+
+    The store's bulk loader parses and indexes outside the GIL, so generating the next chunks in Python
+    overlaps with it. The producer's first error is kept in :attr:`error` and re-raised from :meth:`read`.
+    """
+
+    _END = b""
+
+    def __init__(self, raw: IO[bytes], chunks: Iterator[bytes], progress: ProgressCallback | None, total: int) -> None:
+        super().__init__(raw, progress, total)
+        self._queue: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=32)
+        self._buffer = bytearray()
+        self._done = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._produce, args=(chunks,), daemon=True, name="kgsvc-ingest")
+        self._thread.start()
+
+    def _produce(self, chunks: Iterator[bytes]) -> None:
+        try:
+            for chunk in chunks:
+                if self._stop.is_set():
+                    return
+                self._queue.put(chunk)
+            self._queue.put(self._END)
+        except BaseException as exc:
+            self._queue.put(exc)
+
+    def read(self, size: int = -1) -> bytes:
+        while not self._done and (size < 0 or len(self._buffer) < size):
+            item = self._queue.get()
+            if isinstance(item, BaseException):
+                self.error = item
+                self._done = True
+                raise item
+            if item is self._END or not item:
+                self._done = True
+            else:
+                self._buffer += item
+        cut = len(self._buffer) if size < 0 else min(size, len(self._buffer))
+        data = bytes(self._buffer[:cut])
+        del self._buffer[:cut]
+        self.count += len(data)
+        if self._progress is not None:
+            self._progress(_position(self._raw), self._total)
+        return data
+
+    def close(self) -> None:
+        """Stop the producer (after an error in the consumer) and wait for it."""
+        self._stop.set()
+        while self._thread.is_alive():
+            try:
+                self._queue.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        self._thread.join()
+
+
+def _check_not_binary(path: Path) -> None:
+    with read_path(path) as handle:
+        try:
+            head = handle.read(4096)
+        except (OSError, EOFError) as exc:
+            raise IngestError(f"cannot read the file: {exc}", file=str(path)) from exc
+    if not head.strip():
+        raise IngestError("the file is empty", file=str(path))
+    if b"\x00" in head:
+        raise IngestError("the file is binary, not RDF or a triple file (NUL byte in the first 4 KiB)", file=str(path))
+
+
+def load_file(
+    store: Store,
+    path: Path,
+    *,
+    graph: str,
+    fmt: str | None = None,
+    base_iri: str | None = None,
+    entity_base: str,
+    bulk_threshold: int,
+    progress: ProgressCallback | None = None,
+) -> LoadReport:
+    """Load ``path`` into the named graph ``graph`` of ``store``; all or nothing.
+
+    Parameters
+    ----------
+    graph
+        IRI of the dataset graph.
+    fmt
+        Format name, extension or media type; ``None`` to take it from the file name.
+    base_iri
+        Base for relative IRIs in RDF files.
+    entity_base
+        Base of the IRIs minted for plain triple files (``…/entity/…``, ``…/relation/…``).
+    bulk_threshold
+        Files larger than this many bytes take the streaming bulk path.
+
+    Raises
+    ------
+    IngestError
+        For a missing, empty, binary or malformed file, or an unknown format; the message names file, line and
+        column. The dataset graph is unchanged.
+    """
+    file = str(path)
+    if not path.is_file():
+        raise IngestError("no such file", file=file)
+    detected = detect_format(path, fmt)
+    _check_not_binary(path)
+    size = path.stat().st_size
+    bulk = size > bulk_threshold
+    before = store.count(graph)
+    started = time.perf_counter()
+
+    def run(prog: ProgressCallback | None) -> _ProgressReader:
+        raw = read_path(path)
+        try:
+            if detected in TRIPLE_FORMATS:
+                chunks = triples_to_ntriples(raw, fmt=str(detected), base=entity_base, file=file)
+                reader: _ProgressReader = _ChunkReader(raw, chunks, prog, size)
+                try:
+                    store.load(
+                        cast(IO[bytes], reader),
+                        RdfFormat.N_TRIPLES,
+                        graph=graph,
+                        bulk=bulk,
+                        file=file,
+                        trusted=True,
+                    )
+                except Exception as exc:
+                    if isinstance(reader.error, IngestError) and exc is not reader.error:
+                        raise reader.error from exc  # the store's parser wrapped what read() raised
+                    raise
+                finally:
+                    reader.close()  # type: ignore[attr-defined]
+            else:
+                reader = _ProgressReader(raw, prog, size)
+                store.load(reader, detected, graph=graph, base_iri=base_iri, bulk=bulk, file=file)  # type: ignore[arg-type]
+            return reader
+        finally:
+            raw.close()
+
+    if detected == RdfFormat.RDF_XML:
+        _check_xml(path, file=file)
+    if bulk and before > 0:
+        _validate(path, detected, file=file, base_iri=base_iri, entity_base=entity_base)
+    try:
+        reader = run(progress)
+    except BaseException:
+        if bulk and before == 0:
+            store.drop(graph)
+        raise
+    if bulk:
+        store.flush()
+    after = store.count(graph)
+    name = detected if isinstance(detected, str) else detected.name
+    return LoadReport(after - before, after, reader.count, time.perf_counter() - started, bulk, name)
+
+
+def _check_xml(path: Path, *, file: str) -> None:
+    """Reject XML that is not well-formed (pyoxigraph accepts a truncated RDF/XML document silently)."""
+    import xml.parsers.expat
+
+    parser = xml.parsers.expat.ParserCreate()
+    with read_path(path) as raw:
+        try:
+            while chunk := raw.read(1 << 20):
+                parser.Parse(chunk, False)
+            parser.Parse(b"", True)
+        except xml.parsers.expat.ExpatError as exc:
+            reason = xml.parsers.expat.ErrorString(exc.code)
+            raise IngestError(f"malformed XML: {reason}", file=file, line=exc.lineno, column=exc.offset + 1) from exc
+
+
+def _validate(path: Path, fmt: RdfFormat | str, *, file: str, base_iri: str | None, entity_base: str) -> None:
+    """Parse the whole file once, storing nothing, so a bulk load into a non-empty graph cannot half-fail."""
+    with read_path(path) as raw:
+        if fmt in TRIPLE_FORMATS:
+            for chunk in triples_to_ntriples(raw, fmt=str(fmt), base=entity_base, file=file):
+                for _ in parse_quads(chunk, RdfFormat.N_TRIPLES, file=file):
+                    pass
+        else:
+            for _ in parse_quads(raw, fmt, file=file, base_iri=base_iri):
+                pass

@@ -1,0 +1,122 @@
+"""The job functions behind kgsvc's asynchronous work. Celery tasks in ``workers/`` and the in-process
+dispatcher both call these, so the two modes run the same code.
+
+Every job takes ids and plain options (never objects) and is idempotent: running it twice, or again after
+it was killed half-way, converges to the state of one uninterrupted run.
+
+* :func:`ingest` — load a file into a dataset (RDF set semantics make a re-run add nothing twice);
+* :func:`build_index` — build the dataset's index version for its current data, unless one is complete already;
+* :func:`ask_batch` — answer many questions, writing the answers to the job row;
+* :func:`train_gnn` — train the GNN link predictor on a graph snapshot (cancellable, resumable, atomic output).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kgsvc.sdk.embedded import KG
+
+__all__ = ["REGISTRY_NAMES", "ask_batch", "build_index", "ingest", "train_gnn"]
+
+log = logging.getLogger(__name__)
+
+#: The job names, shared by the in-process dispatcher and the Celery tasks.
+REGISTRY_NAMES = ("kgsvc.ingest", "kgsvc.build_index", "kgsvc.ask_batch", "kgsvc.train_gnn")
+
+
+def ingest(
+    kg: KG,
+    *,
+    dataset: str,
+    path: str,
+    job_id: str | None = None,
+    format: str | None = None,
+    base_iri: str | None = None,
+) -> dict[str, Any]:
+    """Load ``path`` into ``dataset`` under job ``job_id`` (a new job row when ``None``); returns the load result."""
+    result = kg.load(Path(path), dataset=dataset, format=format, base_iri=base_iri, job_id=job_id)
+    return result.model_dump(mode="json")
+
+
+def build_index(kg: KG, *, dataset: str, store_version: int | None = None) -> int | None:
+    """Bring the dataset's indexes up to date with its data; returns the current index version.
+
+    Does nothing when the newest complete version already covers ``store_version`` (or the dataset's current
+    data version when ``None``) — so duplicate events and retries are cheap.
+    """
+    return kg.build_index(dataset, store_version=store_version)
+
+
+def ask_batch(
+    kg: KG, *, job_id: str, dataset: str, questions: list[str], options: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Answer ``questions`` one by one, recording progress and the answers on job ``job_id``."""
+    answers: list[dict[str, Any]] = []
+    with kg.catalog.running(job_id) as update:
+        for i, question in enumerate(questions):
+            answer = kg.ask(question, dataset=dataset, **(options or {}))
+            answers.append(answer.model_dump(mode="json"))
+            update(progress=(i + 1) / len(questions), counts={"answered": i + 1})
+        update(counts={"answers": [a.get("text") for a in answers]})
+    return answers
+
+
+def train_gnn(
+    kg: KG,
+    *,
+    job_id: str,
+    snapshot: str,
+    output: str,
+    checkpoint: str | None = None,
+    options: dict[str, Any] | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """Train the GNN link predictor (:func:`kgsvc.gnn.train.train_gnn`) as job ``job_id``; returns its metrics.
+
+    ``snapshot`` is a graph-snapshot folder, ``output`` the model folder (replaced only on success), ``checkpoint``
+    the resume folder (default ``<output>.checkpoint``), ``options`` :class:`kgsvc.gnn.model.GNNConfig` fields,
+    ``threads`` the torch CPU threads (see :func:`kgsvc.gnn.train.train_gnn`). Progress goes to the job row after
+    every epoch; setting the row's state to ``cancelled`` (before or during the run) stops training before the next
+    epoch (checkpoint kept, so a re-run resumes) and returns ``{"cancelled": True}``. A failure or cancellation
+    leaves ``output`` as it was.
+    """
+    from kgsvc.db.models import JobState
+    from kgsvc.gnn.model import GNNConfig
+    from kgsvc.gnn.train import TrainingCancelled
+    from kgsvc.gnn.train import train_gnn as train
+    from kgsvc.index.snapshot import GraphSnapshot
+
+    config = GNNConfig.from_dict(options or {})
+    if kg.catalog.job(job_id).state == JobState.CANCELLED:
+        return {"cancelled": True}
+    kg.catalog.update_job(job_id, state=JobState.RUNNING)
+
+    def progress(p: Any) -> None:
+        kg.catalog.update_job(job_id, progress=p.epoch / p.epochs, counts={"epoch": p.epoch, "best_mrr": p.best_mrr})
+
+    def cancelled() -> bool:
+        return kg.catalog.job(job_id).state == JobState.CANCELLED
+
+    try:
+        result = train(
+            GraphSnapshot.load(Path(snapshot)),
+            Path(output),
+            config=config,
+            checkpoint_dir=Path(checkpoint) if checkpoint else Path(output + ".checkpoint"),
+            progress=progress,
+            should_cancel=cancelled,
+            threads=threads,
+        )
+    except TrainingCancelled:
+        log.info("GNN training job %s cancelled", job_id)
+        return {"cancelled": True}
+    except BaseException as exc:
+        kg.catalog.update_job(job_id, state=JobState.FAILED, error=f"{type(exc).__name__}: {exc}")
+        raise
+    kg.catalog.update_job(
+        job_id, state=JobState.SUCCEEDED, progress=1.0, counts={"held_out": result.metrics["held_out"]}
+    )
+    return result.metrics

@@ -1,0 +1,257 @@
+"""Grounded candidate patterns: the patterns that actually exist around the linked entities (GraphRAFT §4.2).
+
+GraphRAFT enumerates, from the database, the finite set of queries around the question's entities and lets
+the model choose only among them, so the chosen query is executable and grounded by construction. Here the
+candidates are enumerated on the graph snapshot (never by SPARQL round trips), in two templates:
+
+* **paths** — from one linked node, relation paths of 1–``max_hops`` hops, each step a relation walked in stored
+  direction (``outgoing``) or against it; the end nodes of a path must differ from the start node;
+* **conjunctions** — two linked nodes of different mentions, one hop each, meeting at a node other than both.
+
+A candidate is identified by its branches ``(anchor node, steps)``; its **signature** (relation keys instead of
+ids, anchors dropped) is what exemplars vote on (:func:`kgsvc.qa.exemplars.signature` gives the same for an
+exemplar's pattern). :func:`candidate_pattern` turns a candidate into a :class:`~kgsvc.retrieval.Pattern` whose
+answer node is the path's end (or the meeting node).
+
+Entry point: :func:`enumerate_candidates`.
+
+Notes
+-----
+Expansion works on node *sets* per signature (vectorised CSR gathers), so the cost is bounded by the number of
+CSR entries read, not by the number of paths: a set expansion reading more than ``max_entries`` entries is
+skipped and the enumeration is flagged ``truncated``. Set semantics cannot check that the nodes of one path are
+distinct beyond "end ≠ start"; the GSD match of the chosen pattern enforces the full injectivity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.qa.exemplars import Signature
+from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
+
+__all__ = [
+    "Branch",
+    "CandidatePattern",
+    "Enumeration",
+    "candidate_pattern",
+    "enumerate_candidates",
+    "enumerate_paths",
+    "verbalise",
+]
+
+RelStep = tuple[int, bool]
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """One relation path from ``anchor`` (a KG node linked from mention ``mention``)."""
+
+    mention: int
+    anchor: int
+    steps: tuple[RelStep, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidatePattern:
+    """A grounded candidate: one branch (path) or two (conjunction) ending at the answer; ``n_answers`` ends."""
+
+    branches: tuple[Branch, ...]
+    n_answers: int
+
+    @property
+    def kind(self) -> str:
+        return "conjunction" if len(self.branches) > 1 else f"path{len(self.branches[0].steps)}"
+
+    def signature(self, relation_keys: Sequence[str]) -> Signature:
+        """Relation keys per branch, sorted (comparable with an exemplar's signature)."""
+        return tuple(sorted(tuple((relation_keys[r], out) for r, out in b.steps) for b in self.branches))
+
+
+@dataclass(frozen=True, slots=True)
+class Enumeration:
+    """The candidates around a set of anchors; ``truncated`` when an expansion was skipped for size."""
+
+    candidates: list[CandidatePattern]
+    truncated: bool
+
+
+def _gather(snapshot: GraphSnapshot, nodes: I64, max_entries: int) -> tuple[I64, I64] | None:
+    """Group the CSR entries of ``nodes`` by (relation, direction): keys ``2·rel + outgoing`` and unique ends."""
+    starts = snapshot.indptr[nodes]
+    lens = snapshot.indptr[nodes + 1] - starts
+    total = int(lens.sum())
+    if total > max_entries:
+        return None
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
+    key = snapshot.relations[offsets].astype(np.int64) * 2 + snapshot.outgoing[offsets].astype(np.int64)
+    neighbors = snapshot.neighbors[offsets].astype(np.int64)
+    return key, neighbors
+
+
+def _groups(key: I64, neighbors: I64, exclude: Sequence[int]) -> list[tuple[RelStep, I64]]:
+    if key.size == 0:
+        return []
+    order = np.lexsort((neighbors, key))
+    key, neighbors = key[order], neighbors[order]
+    keep = np.ones(key.shape[0], dtype=bool)
+    keep[1:] = (key[1:] != key[:-1]) | (neighbors[1:] != neighbors[:-1])
+    if exclude:
+        keep &= ~np.isin(neighbors, np.asarray(exclude, dtype=np.int64))
+    key, neighbors = key[keep], neighbors[keep]
+    if key.size == 0:
+        return []
+    bounds = np.flatnonzero(np.diff(key)) + 1
+    out = []
+    for k, ends in zip(key[np.r_[0, bounds]].tolist(), np.split(neighbors, bounds), strict=True):
+        out.append(((k >> 1, bool(k & 1)), ends))
+    return out
+
+
+def enumerate_paths(
+    snapshot: GraphSnapshot, anchor: int, *, max_hops: int = 3, max_entries: int = 200_000
+) -> tuple[dict[tuple[RelStep, ...], I64], bool]:
+    """Every relation path of 1..``max_hops`` steps from ``anchor`` with its set of end nodes (≠ ``anchor``).
+
+    Returns
+    -------
+    paths : dict
+        ``steps -> sorted unique end node ids``; steps are ``(relation id, outgoing)``.
+    truncated : bool
+        ``True`` when an expansion read more than ``max_entries`` CSR entries and was skipped.
+
+    Notes
+    -----
+    Breadth first over node sets: each path's end set is expanded once, so the time is O(Σ entries read),
+    at most ``max_entries`` per expansion.
+    """
+    paths: dict[tuple[RelStep, ...], I64] = {}
+    truncated = False
+    frontier: list[tuple[tuple[RelStep, ...], I64]] = [((), np.asarray([anchor], dtype=np.int64))]
+    for _ in range(max_hops):
+        following = []
+        for steps, nodes in frontier:
+            gathered = _gather(snapshot, nodes, max_entries)
+            if gathered is None:
+                truncated = True
+                continue
+            for step, ends in _groups(*gathered, exclude=[anchor]):
+                path = (*steps, step)
+                paths[path] = ends
+                following.append((path, ends))
+        frontier = following
+    return paths, truncated
+
+
+def enumerate_candidates(
+    snapshot: GraphSnapshot,
+    anchors: Sequence[tuple[int, int]],
+    *,
+    max_hops: int = 3,
+    conjunctions: bool = True,
+    max_entries: int = 200_000,
+) -> Enumeration:
+    """The grounded candidate patterns around ``anchors`` (module docstring).
+
+    Parameters
+    ----------
+    snapshot : GraphSnapshot
+        The dataset's graph.
+    anchors : sequence of (mention index, node id)
+        Linked nodes; conjunctions pair anchors of different mentions.
+    max_hops : int, default 3
+        Longest path.
+    conjunctions : bool, default True
+        Also enumerate two-anchor conjunctions.
+    max_entries : int
+        Size cap per set expansion (module docstring).
+
+    Returns
+    -------
+    Enumeration
+        Paths first (by anchor, then steps), then conjunctions; deterministic.
+    """
+    candidates: list[CandidatePattern] = []
+    truncated = False
+    one_hop: dict[int, list[tuple[RelStep, I64]]] = {}
+    for mention, anchor in anchors:
+        paths, cut = enumerate_paths(snapshot, anchor, max_hops=max_hops, max_entries=max_entries)
+        truncated |= cut
+        for steps in sorted(paths, key=lambda s: (len(s), s)):
+            candidates.append(CandidatePattern((Branch(mention, anchor, steps),), int(paths[steps].shape[0])))
+        one_hop[anchor] = [(s[0], ends) for s, ends in paths.items() if len(s) == 1]
+    if conjunctions:
+        for i, (m1, a1) in enumerate(anchors):
+            for m2, a2 in anchors[i + 1 :]:
+                if m1 == m2 or a1 == a2:
+                    continue
+                for s1, e1 in one_hop[a1]:
+                    for s2, e2 in one_hop[a2]:
+                        common = np.intersect1d(e1, e2, assume_unique=True)
+                        common = common[(common != a1) & (common != a2)]
+                        if common.size:
+                            branches = (Branch(m1, a1, (s1,)), Branch(m2, a2, (s2,)))
+                            candidates.append(CandidatePattern(branches, int(common.size)))
+    return Enumeration(candidates, truncated)
+
+
+def candidate_pattern(
+    candidate: CandidatePattern, anchor_labels: Sequence[str], relation_labels: Sequence[str]
+) -> tuple[Pattern, list[str]]:
+    """The :class:`Pattern` of a candidate, and the name of each pattern node (``?x1``…, ``?answer``, labels).
+
+    Node 0.. are the anchors (known), then the intermediate variables, the answer last (unknown). Edges follow
+    the stored direction of each step, so the rendered pattern reads like the KG.
+    """
+    nodes: list[PatternNode] = []
+    names: list[str] = []
+    edges: list[PatternEdge] = []
+    for _branch, label in zip(candidate.branches, anchor_labels, strict=True):
+        nodes.append(PatternNode(label, True))
+        names.append(label)
+    answer = None
+    hidden = 0
+    chains: list[list[int]] = []
+    for b, branch in enumerate(candidate.branches):
+        chain = [b]
+        for _ in branch.steps[:-1]:
+            hidden += 1
+            nodes.append(PatternNode(f"UNKNOWN node {hidden}", False))
+            names.append(f"?x{hidden}")
+            chain.append(len(nodes) - 1)
+        chains.append(chain)
+    nodes.append(PatternNode("UNKNOWN answer", False))
+    names.append("?answer")
+    answer = len(nodes) - 1
+    for branch, chain in zip(candidate.branches, chains, strict=True):
+        sequence = [*chain, answer]
+        for (relation, outgoing), a, b in zip(branch.steps, sequence, sequence[1:], strict=False):
+            head, tail = (a, b) if outgoing else (b, a)
+            edges.append(PatternEdge(head, tail, relation_labels[relation], True))
+    return Pattern(tuple(nodes), tuple(edges), answer), names
+
+
+def verbalise(
+    candidate: CandidatePattern, relation_labels: Sequence[str], anchor_labels: Sequence[str] | None = None
+) -> str:
+    """A short text of the candidate, e.g. ``Joel Zwick ← directed by ← ? → in language → ?``.
+
+    Without ``anchor_labels`` the anchors are left out (the text then depends only on the signature, so its
+    embedding can be cached across questions).
+    """
+    parts = []
+    for i, branch in enumerate(candidate.branches):
+        words = [anchor_labels[i]] if anchor_labels is not None else []
+        for relation, outgoing in branch.steps:
+            label = relation_labels[relation]
+            words.append(f"{label} →" if outgoing else f"← {label}")
+        parts.append(" ".join(words))
+    return " ; ".join(parts)

@@ -1,0 +1,597 @@
+"""The question path: link → pattern → GSD match → grounded answer (DESIGN §5; SimGRAG arXiv 2412.15272 §3–4).
+
+Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, which returns an
+:class:`~kgsvc.qa.result.Answer`.
+
+1. **Link** (:mod:`kgsvc.qa.link`): question spans → candidate nodes (exact / normalised, fuzzy, vector).
+2. **Pattern**, by one of two strategies (``QAOptions.strategy``):
+
+   * ``grounded`` (default, GraphRAFT §4.2): the relation paths (1–3 hops) and two-entity conjunctions that
+     exist around the linked nodes are enumerated on the snapshot (:mod:`kgsvc.qa.candidates`) and ranked by
+     ``score = vote + w_sim · cos(masked question, verbalised candidate)``, where ``vote`` is the similarity-
+     weighted share of the ≤ 12 nearest exemplars (:mod:`kgsvc.qa.exemplars`) whose pattern signature equals the
+     candidate's. With ``llm_choice`` the LLM picks among the top candidates by constrained choice.
+   * ``pattern`` (SimGRAG §4.1 with GraphRAFT's constraints): the LLM writes the pattern as JSON under a schema
+     built for this question — relations only from the dataset's vocabulary, constants only from linked
+     mentions, variables ``?x1..?x3`` and ``?answer``. The grounded strategy is its fallback
+     (``strategy = "pattern+fallback"``).
+
+3. **Match** (:func:`kgsvc.retrieval.top_k_subgraphs`): top-k subgraphs by GSD. Known nodes are the linked
+   nodes of their mention (distance = label distance of the link), known relations the ``relation_k`` nearest
+   relation labels by L2 of MiniLM embeddings (SimGRAG §5.1).
+4. **Answer**: the answer node's bindings over the matches, ranked by (best GSD, more supporting subgraphs,
+   first rank). The text names them (template); with ``verbalise`` and an LLM the text is generated under a
+   regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with constrained output).
+
+Every failure is an honest :class:`~kgsvc.qa.result.Answer` with ``grounded=False``, the ``failed_stage`` and
+the reason: no linkable mention, a mention matching no entity of the dataset, no pattern, no match.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from kgsvc.errors import LLMError, MatchError
+from kgsvc.qa.candidates import CandidatePattern, candidate_pattern, enumerate_candidates, verbalise
+from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
+from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
+from kgsvc.qa.render import match_sparql, pattern_sparql
+from kgsvc.qa.result import (
+    Answer,
+    AnswerTerm,
+    Evidence,
+    EvidenceNode,
+    EvidenceTriple,
+    LinkCandidate,
+    Mention,
+    PatternGraph,
+    PatternTriple,
+)
+from kgsvc.retrieval.candidates import Candidates, candidate_set
+from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
+from kgsvc.retrieval.result import Match
+from kgsvc.retrieval.search import top_k_subgraphs
+
+__all__ = ["QAOptions", "QuestionAnswerer"]
+
+log = logging.getLogger(__name__)
+
+Strategy = Literal["grounded", "pattern"]
+FailedStage = Literal["linking", "pattern", "matching", "answer"]
+_CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
+
+
+@dataclass(frozen=True)
+class QAOptions:
+    """Options of :meth:`QuestionAnswerer.ask` (keyword options of ``KG.ask``).
+
+    Attributes
+    ----------
+    strategy : {"grounded", "pattern"}
+        How the pattern is produced (module docstring). ``grounded`` is the default: measured better on every
+        benchmark with the bundled 135M model (docs/benchmarks.md).
+    k : int
+        Evidence subgraphs kept (SimGRAG's top-k).
+    relation_k : int
+        Relation candidates per known pattern relation (SimGRAG's k(r)).
+    nodes_per_mention : int
+        Linked nodes kept per mention (homonyms).
+    max_hops : int
+        Longest enumerated path.
+    llm_choice : bool
+        Let the LLM choose among the ``choice_top`` best grounded candidates.
+    verbalise : bool
+        Let the LLM write the answer text (constrained to evidence labels); else a template.
+    w_sim : float
+        Weight of question–candidate similarity next to the exemplar vote.
+    deadline_s : float
+        Budget of the GSD search; the best matches found so far are returned when it expires.
+    min_relative_score : float
+        Linked spans scoring below this share of the best span are dropped (template words such as "film").
+    node_reuse : bool
+        Walk semantics, as the rendered SPARQL has: two pattern variables may bind one KG node ("the writer of
+        the films directed by X" may be X). Answers equal to a linked entity of the pattern are then dropped.
+    vote_temperature : float
+        Exemplar votes are weighted ``exp((cos - best cos) / vote_temperature)``: near-duplicates dominate.
+    hop_penalty : float
+        Score taken off per hop beyond the first of each branch (a fifth of it when exemplars vote).
+    embed_top : int
+        Only this many candidates (best by exemplar vote, then fewer hops) get the similarity term.
+    """
+
+    strategy: Strategy = "grounded"
+    k: int = 10
+    relation_k: int = 3
+    nodes_per_mention: int = 5
+    max_hops: int = 3
+    llm_choice: bool = False
+    choice_top: int = 3
+    verbalise: bool = False
+    w_sim: float = 0.5
+    n_exemplars: int = 12
+    deadline_s: float = 2.0
+    min_relative_score: float = 0.5
+    embed_top: int = 30
+    hop_penalty: float = 0.1
+    vote_temperature: float = 0.02
+    node_reuse: bool = True
+
+    @classmethod
+    def from_kwargs(cls, **options: Any) -> QAOptions:
+        """Options from keyword arguments; ``TypeError`` naming the unknown keys and the known ones."""
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"unknown ask option(s) {unknown}; expected some of {sorted(known)}")
+        if options.get("strategy", "grounded") not in ("grounded", "pattern"):
+            raise ValueError(f"strategy must be 'grounded' or 'pattern', got {options['strategy']!r}")
+        return cls(**options)
+
+
+@dataclass
+class _Ranked:
+    candidate: CandidatePattern
+    signature: Signature
+    score: float
+    text: str
+
+
+@dataclass
+class _Chosen:
+    pattern: Pattern
+    names: list[str]
+    anchors: dict[int, int]  # pattern node -> mention index
+    source: Literal["llm", "candidate", "baseline"]
+    score: float | None
+    signature: Signature | None = None
+
+
+@dataclass
+class QuestionAnswerer:
+    """Answers questions over one dataset (module docstring).
+
+    Parameters
+    ----------
+    graph : QAGraph
+        The dataset as the question path sees it.
+    llm : object, optional
+        An ``LLM`` (``choose``, ``generate_json``, ``generate``); without it the pipeline is LLM-free.
+    exemplars : ExemplarSet, optional
+        The dataset's exemplars (few-shot examples and votes).
+    options : QAOptions
+        Defaults for every :meth:`ask`.
+
+    Notes
+    -----
+    The constructor does no work; label index and relation embeddings are built on the first question.
+    """
+
+    graph: QAGraph
+    llm: Any = None
+    exemplars: ExemplarSet | None = None
+    options: QAOptions = field(default_factory=QAOptions)
+    _linker: EntityLinker | None = field(default=None, repr=False)
+    _text_vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
+
+    # -- setup ---------------------------------------------------------------------------------------------------
+
+    @property
+    def linker(self) -> EntityLinker:
+        """The entity linker over the graph's node labels (built once)."""
+        if self._linker is None:
+            rate = self.exemplars.common_rate if self.exemplars is not None and len(self.exemplars) else None
+            self._linker = EntityLinker(
+                LabelIndex.build(self.graph.node_labels),
+                embed=self.graph.embed if self.graph.search_nodes is not None else None,
+                search=self.graph.search_nodes,
+                common_rate=rate,
+            )
+        return self._linker
+
+    def _vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._text_vectors]
+        if missing:
+            for text, vector in zip(missing, self.graph.embed(missing), strict=True):
+                self._text_vectors[text] = vector
+        return np.stack([self._text_vectors[t] for t in texts]) if texts else np.zeros((0, 384), np.float32)
+
+    # -- the path ------------------------------------------------------------------------------------------------
+
+    def ask(self, question: str, **options: Any) -> Answer:
+        """Answer ``question`` (module docstring); ``options`` override :class:`QAOptions` fields.
+
+        Returns
+        -------
+        Answer
+            Grounded answers with evidence, or ``grounded=False`` with ``failed_stage`` and ``reason``.
+
+        Raises
+        ------
+        ValueError
+            For an empty question.
+        TypeError
+            For an unknown option.
+        """
+        if not question or not question.strip():
+            raise ValueError("question must be a non-empty string")
+        opts = QAOptions.from_kwargs(**{**self.options.__dict__, **options})
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        base: dict[str, Any] = {"question": question, "dataset": self.graph.name, "strategy": opts.strategy}
+
+        spans = self._prefer_entities(_main_spans(self.linker.link(question), opts.min_relative_score))
+        mentions = [self._mention(s, opts) for s in spans]
+        base["mentions"] = mentions
+        timings["link"] = time.perf_counter() - started
+        if not spans:
+            reason = self._no_link_reason(question)
+            return self._fail(base, timings, started, "linking", reason)
+
+        t0 = time.perf_counter()
+        chosen: _Chosen | None = None
+        strategy: str = opts.strategy
+        if opts.strategy == "pattern" and self.llm is not None:
+            chosen = self._llm_pattern(question, spans, opts)
+            if chosen is None:
+                strategy = "pattern+fallback"
+        elif opts.strategy == "pattern":
+            strategy = "pattern+fallback"
+        if chosen is None:
+            chosen = self._grounded_pattern(question, spans, opts)
+        base["strategy"] = strategy
+        timings["pattern"] = time.perf_counter() - t0
+        if chosen is None:
+            names = ", ".join(repr(s.text) for s in spans)
+            reason = f"no relation path or pattern around the linked entities ({names}) fits the question"
+            return self._fail(base, timings, started, "pattern", reason)
+
+        t0 = time.perf_counter()
+        pattern_graph = self._pattern_graph(chosen, spans)
+        base["pattern"] = pattern_graph
+        base["sparql"] = pattern_graph.sparql
+        try:
+            result = top_k_subgraphs(
+                self.graph.snapshot,
+                chosen.pattern,
+                self._candidates(chosen, spans, opts),
+                k=opts.k,
+                allow_node_reuse=opts.node_reuse,
+                deadline=time.monotonic() + opts.deadline_s,
+            )
+        except MatchError as exc:
+            timings["match"] = time.perf_counter() - t0
+            return self._fail(base, timings, started, "matching", f"the pattern cannot be matched: {exc}")
+        timings["match"] = time.perf_counter() - t0
+        if not result.matches:
+            reason = "no subgraph of the dataset matches the pattern"
+            return self._fail(base, timings, started, "matching", reason)
+
+        t0 = time.perf_counter()
+        evidence = [self._evidence(rank, m, chosen) for rank, m in enumerate(result.matches, start=1)]
+        anchors = {m.node_map[v] for m in result.matches for v in chosen.anchors} if opts.node_reuse else set()
+        answers = _rank_answers(result.matches, self.graph, exclude=anchors)
+        if not answers:
+            reason = "the only matches answer with the question's own entity"
+            return self._fail(base, timings, started, "answer", reason)
+        text = self._answer_text(question, answers, evidence, opts)
+        timings["answer"] = time.perf_counter() - t0
+        timings["total"] = time.perf_counter() - started
+        return Answer(
+            **base,
+            grounded=True,
+            text=text,
+            answers=answers,
+            evidence=evidence,
+            timings=timings,
+            complete=result.complete,
+        )
+
+    # -- linking -------------------------------------------------------------------------------------------------
+
+    def _mention(self, span: LinkedSpan, opts: QAOptions) -> Mention:
+        cands = [
+            LinkCandidate(term=self.graph.node_term(n), node=n, score=score, distance=dist)
+            for n, score, dist in span.nodes[: opts.nodes_per_mention]
+        ]
+        return Mention(
+            text=span.text,
+            start=span.start,
+            end=span.end,
+            method=span.method,  # type: ignore[arg-type]
+            score=span.score,
+            candidates=cands,
+        )
+
+    def _prefer_entities(self, spans: list[LinkedSpan]) -> list[LinkedSpan]:
+        """Drop literal nodes from a span that also links IRIs (a label literal names the entity it labels)."""
+        out = []
+        for span in spans:
+            entities = tuple(n for n in span.nodes if not self.graph.node_terms[n[0]].startswith('"'))
+            out.append(dataclasses.replace(span, nodes=entities) if entities else span)
+        return out
+
+    @staticmethod
+    def _no_link_reason(question: str) -> str:
+        names = [m.group(1) for m in _CAPITALISED.finditer(question) if m.start() > 0 or " " in m.group(1)]
+        names = [n for n in names if n.casefold() not in STOPWORDS]
+        if names:
+            return f"the entity {names[0]!r} is not in the dataset (no exact, fuzzy or vector match)"
+        return "no mention of an entity of the dataset was found in the question"
+
+    # -- pattern: grounded candidates ----------------------------------------------------------------------------
+
+    def rank_candidates(self, question: str, spans: Sequence[LinkedSpan], opts: QAOptions) -> list[_Ranked]:
+        """The grounded candidates around the linked nodes, best first (module docstring, step 2)."""
+        anchors = [(i, n) for i, s in enumerate(spans) for n, _, _ in s.nodes[: opts.nodes_per_mention]]
+        enumeration = enumerate_candidates(self.graph.snapshot, anchors, max_hops=opts.max_hops)
+        if not enumeration.candidates:
+            return []
+        keys = [relation_key(label) for label in self.graph.relation_labels]
+        masked = mask_question(question, [(s.start, s.end) for s in spans])
+        # one candidate per (signature, mentions): anchors of one mention are merged in the match step
+        best: dict[tuple[Signature, tuple[int, ...]], CandidatePattern] = {}
+        for c in enumeration.candidates:
+            sig = c.signature(keys)
+            key = (sig, tuple(b.mention for b in c.branches))
+            if key not in best:
+                best[key] = c
+        items = list(best.items())
+        q_vec = self.graph.embed([masked])
+        votes: dict[Signature, float] = {}
+        if self.exemplars is not None and len(self.exemplars):
+            near = self.exemplars.nearest(q_vec, opts.n_exemplars)[0]
+            top_cos = max((cos for _, cos in near), default=0.0)
+            weights = [(i, float(np.exp((cos - top_cos) / opts.vote_temperature))) for i, cos in near]
+            total = sum(w for _, w in weights) or 1.0
+            for i, w in weights:
+                voted = self.exemplars.signatures[i]
+                if voted is not None:
+                    votes[voted] = votes.get(voted, 0.0) + w / total
+        n_spans = len(spans)
+        priors = []
+        for sig, used in (key for key, _ in items):
+            vote = votes.get(sig)
+            if vote is None:  # partial credit: the voted signature's last steps (what is asked) agree
+                vote = 0.5 * max((v * _suffix_share(sig, s) for s, v in votes.items()), default=0.0)
+            coverage = len(set(used)) / n_spans
+            mention_score = sum(spans[m].score for m in set(used)) / n_spans
+            hops = sum(len(p) for p in sig) - len(sig)
+            penalty = opts.hop_penalty if not votes else opts.hop_penalty / 5
+            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops)
+        order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
+        top = order[: opts.embed_top]
+        texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
+        sims = (self._vectors(texts) @ q_vec[0]).astype(np.float64)
+        ranked = []
+        for i, text, sim in zip(top, texts, sims, strict=True):
+            (sig, _), c = items[i]
+            ranked.append(_Ranked(c, sig, priors[i] + opts.w_sim * float(sim), text))
+        ranked.sort(key=lambda r: (-r.score, r.text))
+        return ranked
+
+    def _grounded_pattern(self, question: str, spans: Sequence[LinkedSpan], opts: QAOptions) -> _Chosen | None:
+        ranked = self.rank_candidates(question, spans, opts)
+        if not ranked:
+            return None
+        pick = 0
+        if opts.llm_choice and self.llm is not None and len(ranked) > 1:
+            top = ranked[: opts.choice_top]
+            options = [
+                verbalise(
+                    r.candidate, self.graph.relation_labels, [spans[b.mention].text for b in r.candidate.branches]
+                )
+                for r in top
+            ]
+            prompt = (
+                "Choose the knowledge-graph path that answers the question.\n"
+                f"Question: {question}\nPaths:\n" + "\n".join(f"{i + 1}. {o}" for i, o in enumerate(options))
+            )
+            try:
+                pick = int(self.llm.choose(prompt, options))
+            except LLMError:
+                log.warning("LLM choice failed; keeping the best-ranked candidate", exc_info=True)
+                pick = 0
+            pick = pick if 0 <= pick < len(top) else 0
+        chosen = ranked[pick]
+        labels = [spans[b.mention].text for b in chosen.candidate.branches]
+        pattern, names = candidate_pattern(chosen.candidate, labels, self.graph.relation_labels)
+        anchors = {i: b.mention for i, b in enumerate(chosen.candidate.branches)}
+        source: Literal["candidate", "baseline"] = "candidate" if self.exemplars is not None else "baseline"
+        return _Chosen(pattern, names, anchors, source, chosen.score, chosen.signature)
+
+    # -- pattern: LLM under a per-question schema ----------------------------------------------------------------
+
+    def pattern_schema(self, spans: Sequence[LinkedSpan]) -> dict[str, Any]:
+        """The JSON schema of a pattern for this question (module docstring, step 2, ``pattern``)."""
+        constants = list(dict.fromkeys(s.text for s in spans))
+        variables = ["?answer", "?x1", "?x2", "?x3"]
+        relations = sorted(set(self.graph.relation_labels))
+        node = {"type": "string", "enum": constants + variables}
+        triple = {
+            "type": "object",
+            "properties": {"head": node, "relation": {"type": "string", "enum": relations}, "tail": node},
+            "required": ["head", "relation", "tail"],
+            "additionalProperties": False,
+        }
+        return {
+            "type": "object",
+            "properties": {"triples": {"type": "array", "items": triple, "minItems": 1, "maxItems": 4}},
+            "required": ["triples"],
+            "additionalProperties": False,
+        }
+
+    def _llm_pattern(self, question: str, spans: Sequence[LinkedSpan], opts: QAOptions) -> _Chosen | None:
+        schema = self.pattern_schema(spans)
+        shots = ""
+        if self.exemplars is not None and len(self.exemplars):
+            masked = mask_question(question, [(s.start, s.end) for s in spans])
+            near = self.exemplars.nearest(self.graph.embed([masked]), opts.n_exemplars)[0]
+            for i, _ in reversed(near):
+                e = self.exemplars.exemplars[i]
+                rename = {e.answer: "?answer"}
+                shot = [
+                    {"head": rename.get(h, h), "relation": relation_key(r), "tail": rename.get(t, t)}
+                    for h, r, t in e.triples
+                ]
+                shots += f'Question: {e.question}\nPattern: {{"triples": {shot}}}\n'.replace("'", '"')
+        prompt = (
+            "Write the question as knowledge-graph triples. ?answer is what is asked.\n"
+            f"{shots}Question: {question}\nPattern: "
+        )
+        try:
+            raw = self.llm.generate_json(prompt, schema)
+        except LLMError:
+            log.warning("LLM pattern generation failed; falling back to grounded candidates", exc_info=True)
+            return None
+        triples = [(t["head"], t["relation"], t["tail"]) for t in raw.get("triples", [])]
+        names = {h for h, _, _ in triples} | {t for _, _, t in triples}
+        if "?answer" not in names or not any(not n.startswith("?") for n in names):
+            log.info("LLM pattern %r has no answer variable or no constant; falling back", triples)
+            return None
+        order = list(dict.fromkeys(n for h, _, t in triples for n in (h, t)))
+        index = {n: i for i, n in enumerate(order)}
+        mention_of = {s.text: i for i, s in enumerate(spans)}
+        nodes = tuple(PatternNode(n, not n.startswith("?")) for n in order)
+        edges = tuple(PatternEdge(index[h], index[t], r, True) for h, r, t in triples)
+        pattern = Pattern(nodes, edges, index["?answer"])
+        anchors = {index[n]: mention_of[n] for n in order if not n.startswith("?")}
+        return _Chosen(pattern, order, anchors, "llm", None)
+
+    # -- matching ------------------------------------------------------------------------------------------------
+
+    def _candidates(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> Candidates:
+        nodes = {}
+        for v, mention in chosen.anchors.items():
+            linked = spans[mention].nodes[: opts.nodes_per_mention]
+            nodes[v] = candidate_set([n for n, _, _ in linked], [d for _, _, d in linked])
+        rel_vectors = self.graph.relation_vectors()
+        relations = {}
+        for e, edge in enumerate(chosen.pattern.edges):
+            if not edge.known:
+                continue
+            query = self._vectors([edge.label])[0]
+            dist = np.sqrt(np.maximum(((rel_vectors - query) ** 2).sum(axis=1), 0.0))
+            top = np.argsort(dist, kind="stable")[: opts.relation_k]
+            relations[e] = candidate_set(top.astype(np.int64), dist[top].astype(np.float64))
+        return Candidates(nodes=nodes, relations=relations)
+
+    # -- answer --------------------------------------------------------------------------------------------------
+
+    def _pattern_graph(self, chosen: _Chosen, spans: Sequence[LinkedSpan]) -> PatternGraph:
+        p = chosen.pattern
+        triples = [
+            PatternTriple(head=chosen.names[e.head], relation=e.label, tail=chosen.names[e.tail]) for e in p.edges
+        ]
+        answer = chosen.names[p.answer] if p.answer is not None else "?answer"
+        anchor_terms = {
+            v: [self.graph.node_terms[n] for n, _, _ in spans[m].nodes[: self.options.nodes_per_mention]]
+            for v, m in chosen.anchors.items()
+        }
+        relation_terms = {
+            label: term for label, term in zip(self.graph.relation_labels, self.graph.relation_terms, strict=True)
+        }
+        sparql = pattern_sparql(p, chosen.names, anchor_terms, relation_terms)
+        return PatternGraph(triples=triples, answer=answer, source=chosen.source, sparql=sparql, score=chosen.score)
+
+    def _evidence(self, rank: int, match: Match, chosen: _Chosen) -> Evidence:
+        g = self.graph
+        triples = [
+            EvidenceTriple(
+                head=g.node_term(h),
+                relation=g.relation_term(r),
+                tail=g.node_term(t),
+                edge_id=eid,
+                relation_distance=d,
+            )
+            for (h, r, t), eid, d in zip(match.triples, match.edge_ids, match.relation_distances, strict=True)
+        ]
+        nodes = [
+            EvidenceNode(variable=chosen.names[v], term=g.node_term(n), distance=match.node_distances[v])
+            for v, n in enumerate(match.node_map)
+        ]
+        answer = g.node_term(match.answer) if match.answer is not None else None
+        known = set(chosen.anchors)
+        sparql = match_sparql(match, chosen.pattern, chosen.names, known, g.node_terms, g.relation_terms)
+        return Evidence(rank=rank, gsd=match.gsd, triples=triples, nodes=nodes, answer=answer, sparql=sparql)
+
+    def _answer_text(self, question: str, answers: list[AnswerTerm], evidence: list[Evidence], opts: QAOptions) -> str:
+        best = answers[0].gsd if answers else 0.0
+        labels = list(dict.fromkeys(a.label for a in answers if a.gsd <= best + 1e-9))
+        if opts.verbalise and self.llm is not None and labels:
+            facts = "\n".join(
+                f"graph [{ev.rank}]: "
+                + "; ".join(f"({t.head.label}, {t.relation.label}, {t.tail.label})" for t in ev.triples)
+                for ev in evidence
+            )
+            choice = "|".join(re.escape(label) for label in labels)
+            regex = f"(?:{choice})(?:, (?:{choice})){{0,{len(labels) - 1}}}\\."
+            prompt = f"Answer the question from the graphs.\n{facts}\nQuestion: {question}\nAnswer: "
+            try:
+                return str(self.llm.generate(prompt, max_tokens=96, regex=regex, stop=None))
+            except LLMError:
+                log.warning("LLM verbalisation failed; using the template answer", exc_info=True)
+        return _template(labels)
+
+    def _fail(
+        self, base: dict[str, Any], timings: dict[str, float], started: float, stage: FailedStage, reason: str
+    ) -> Answer:
+        timings["total"] = time.perf_counter() - started
+        return Answer(
+            **base,
+            grounded=False,
+            text=f"No grounded answer: {reason}.",
+            timings=timings,
+            reason=reason,
+            failed_stage=stage,
+        )
+
+
+def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:
+    """The spans scoring at least ``relative`` times the best span's score (question order kept)."""
+    if not spans:
+        return spans
+    best = max(s.score for s in spans)
+    return [s for s in spans if s.score >= relative * best]
+
+
+def _suffix_share(a: Signature, b: Signature) -> float:
+    """Share of steps at the end of the paths that ``a`` and ``b`` have in common (single-path signatures)."""
+    if len(a) != 1 or len(b) != 1:
+        return 0.0
+    x, y = a[0], b[0]
+    n = 0
+    while n < min(len(x), len(y)) and x[-1 - n] == y[-1 - n]:
+        n += 1
+    return n / max(len(x), len(y))
+
+
+def _template(labels: Sequence[str]) -> str:
+    """``"A."``, ``"A and B."``, ``"A, B and C."`` (at most 10 names, then ``and N more``)."""
+    shown = list(labels[:10])
+    if len(labels) > 10:
+        shown.append(f"{len(labels) - 10} more")
+    if len(shown) == 1:
+        return f"{shown[0]}."
+    return f"{', '.join(shown[:-1])} and {shown[-1]}."
+
+
+def _rank_answers(matches: Sequence[Match], graph: QAGraph, *, exclude: set[int]) -> list[AnswerTerm]:
+    """Answer bindings not in ``exclude``, ranked by (best GSD, more supporting matches, first rank)."""
+    stats: dict[int, list[float]] = {}
+    for rank, m in enumerate(matches):
+        if m.answer is None or m.answer in exclude:
+            continue
+        s = stats.setdefault(m.answer, [m.gsd, 0, rank])
+        s[1] += 1
+    order = sorted(stats, key=lambda n: (stats[n][0], -stats[n][1], stats[n][2]))
+    return [AnswerTerm(**graph.node_term(n).model_dump(), gsd=stats[n][0], support=int(stats[n][1])) for n in order]

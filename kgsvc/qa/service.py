@@ -1,0 +1,61 @@
+"""One :class:`~kgsvc.qa.pipeline.QuestionAnswerer` per (KG, dataset, index version): what ``KG.ask`` uses.
+
+:func:`answerer_for` adapts the dataset's current index (``KG.index``) to a :class:`~kgsvc.qa.graph.QAGraph`,
+loads the dataset's exemplars from ``<data_dir>/exemplars/<dataset>.jsonl`` when that file exists (JSON lines,
+:func:`kgsvc.qa.exemplars.read_exemplars`), and keeps the answerer until a newer index version is current.
+The LLM (``open_llm(settings)``) is opened only when an option needs it (``strategy="pattern"``,
+``llm_choice``, ``verbalise``), once per KG.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+from kgsvc.qa.exemplars import ExemplarSet, read_exemplars
+from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer
+
+__all__ = ["answerer_for", "needs_llm"]
+
+_LOCK = threading.Lock()
+_CACHE: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, QuestionAnswerer]]] = weakref.WeakKeyDictionary()
+_LLMS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def needs_llm(options: QAOptions) -> bool:
+    """Whether these options use the LLM."""
+    return options.strategy == "pattern" or options.llm_choice or options.verbalise
+
+
+def answerer_for(kg: Any, dataset: str, options: QAOptions) -> QuestionAnswerer:
+    """The answerer of ``dataset`` on ``kg`` (an embedded :class:`kgsvc.KG`) for its current index version.
+
+    Raises
+    ------
+    DatasetError
+        For an unknown dataset.
+    IndexError_
+        When the dataset has no complete index version yet (build it with ``KG.build_index``).
+    """
+    index = kg.index(dataset)
+    with _LOCK:
+        per_kg = _CACHE.setdefault(kg, {})
+        cached = per_kg.get(dataset)
+        if cached is None or cached[0] != index.version:
+            exemplars = None
+            path = kg.settings.data_dir / "exemplars" / f"{dataset}.jsonl"
+            if path.exists():
+                exemplars = ExemplarSet.build(read_exemplars(path), index.embedder.encode)
+            graph = QAGraph.from_index(index, name=dataset)
+            cached = (index.version, QuestionAnswerer(graph, exemplars=exemplars))
+            per_kg[dataset] = cached
+        answerer = cached[1]
+        if needs_llm(options) and answerer.llm is None:
+            if kg not in _LLMS:
+                from kgsvc.llm.base import open_llm
+
+                _LLMS[kg] = open_llm(kg.settings)
+            answerer.llm = _LLMS[kg]
+    return answerer

@@ -1,0 +1,299 @@
+"""``kgsvc.KG``: the embedded SDK — one data dir holds the store, the metadata database and the indexes.
+
+>>> import tempfile, kgsvc
+>>> with kgsvc.KG.open(tempfile.mkdtemp()) as kg:
+...     _ = kg.load(kgsvc.sample_path(), dataset="sample")
+...     kg.sparql("ASK { ?s ?p ?o }", dataset="sample").boolean
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kgsvc import jobs
+from kgsvc.catalog import Catalog, DatasetChanged
+from kgsvc.db import open_database
+from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
+from kgsvc.errors import DatasetError
+from kgsvc.index.build import build_index, remove_dataset_indexes
+from kgsvc.index.dataset_index import DatasetIndex, open_index
+from kgsvc.ingest import load_file
+from kgsvc.qa.pipeline import QAOptions
+from kgsvc.qa.result import Answer
+from kgsvc.qa.service import answerer_for
+from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SparqlResult
+from kgsvc.settings import Settings
+from kgsvc.store import DATASET_GRAPH_PREFIX, RdfFormat, Store, format_from_name, open_store, to_result
+
+__all__ = ["KG"]
+
+_GRAPH_MENTION = re.compile(re.escape(DATASET_GRAPH_PREFIX) + r"([A-Za-z0-9][A-Za-z0-9_.-]{0,63})>")
+
+
+class KG:
+    """The embedded knowledge-graph service.
+
+    Open it with :meth:`KG.open`; the constructor does no I/O. Methods mirror :class:`kgsvc.Client`.
+    """
+
+    def __init__(
+        self, settings: Settings, store: Store, catalog: Catalog, dispatcher: Dispatcher | None = None
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.catalog = catalog
+        self.dispatcher: Dispatcher = dispatcher or InProcessDispatcher(self._job_registry())
+        self._indexes: dict[str, DatasetIndex] = {}
+        self._indexes_lock = threading.Lock()
+
+    def _job_registry(self) -> dict[str, Callable[..., Any]]:
+        return {
+            "kgsvc.ingest": functools.partial(jobs.ingest, self),
+            "kgsvc.build_index": functools.partial(jobs.build_index, self),
+            "kgsvc.ask_batch": functools.partial(jobs.ask_batch, self),
+            "kgsvc.train_gnn": functools.partial(jobs.train_gnn, self),
+        }
+
+    @classmethod
+    def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None) -> KG:
+        """Open (creating if needed) the data dir: store, migrated metadata database, index folder.
+
+        ``data_dir`` overrides ``settings.data_dir``; settings default to the ``KGSVC_*`` environment.
+        """
+        settings = settings or Settings()
+        if data_dir is not None:
+            settings = settings.model_copy(update={"data_dir": Path(data_dir).expanduser().resolve()})
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        store = open_store(settings)
+        catalog = Catalog(store, open_database(settings.sqlalchemy_url), index_dir=settings.index_dir)
+        dispatcher = None
+        if settings.broker_url is not None:
+            dispatcher = CeleryDispatcher(settings.broker_url, settings.result_backend)
+        kg = cls(settings, store, catalog, dispatcher)
+        if settings.auto_index:
+            catalog.subscribe(kg._schedule_index)
+        return kg
+
+    def _schedule_index(self, event: DatasetChanged) -> None:
+        """The auto-index listener: queue ``kgsvc.build_index`` for the changed dataset and its data version."""
+        self.dispatcher.submit("kgsvc.build_index", dataset=event.dataset, store_version=event.store_version)
+
+    def close(self) -> None:
+        self.dispatcher.wait()
+        self.dispatcher.close()
+        self._drop_indexes()
+        self.store.close()
+        self.catalog.sessions.kw["bind"].dispose()
+
+    def __enter__(self) -> KG:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- data -------------------------------------------------------------------------------------------------
+
+    def load(
+        self,
+        path: str | Path,
+        *,
+        dataset: str,
+        format: str | None = None,
+        base_iri: str | None = None,
+        progress: Callable[[int, int | None], None] | None = None,
+        replace: bool = False,
+        job_id: str | None = None,
+    ) -> LoadResult:
+        """Load one file into ``dataset`` (created if new); all or nothing.
+
+        ``job_id`` names an existing job row to run under (as :meth:`submit_load` makes); else one is made.
+
+        ``replace=True`` replaces the dataset's triples with the file's in one update (the Graph Store
+        Protocol's PUT): the file is first loaded into a staging graph, so a rejected file changes nothing.
+
+        Raises
+        ------
+        IngestError
+            Malformed, empty, binary or unknown-format input; the dataset is unchanged.
+        """
+        path = Path(path)
+        info = self.catalog.create(dataset, base_iri=base_iri, exist_ok=True)
+        entity_base = info.base_iri or base_iri or f"https://kgsvc.local/{dataset}/"
+        job = job_id or self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
+        target = f"urn:kgsvc:staging:{uuid.uuid4().hex}" if replace else info.graph
+        removed = 0
+        with self.catalog.running(job) as update:
+            try:
+                report = load_file(
+                    self.store,
+                    path,
+                    graph=target,
+                    fmt=format,
+                    base_iri=base_iri,
+                    entity_base=entity_base,
+                    bulk_threshold=self.settings.bulk_threshold_bytes,
+                    progress=progress,
+                )
+                if replace:
+                    removed = self.store.count(info.graph)
+                    self.store.update(
+                        f"DROP SILENT GRAPH <{info.graph}> ; ADD SILENT GRAPH <{target}> TO GRAPH <{info.graph}>"
+                    )
+            finally:
+                if replace:
+                    self.store.drop(target)
+            update(counts={"triples_added": report.triples_added, "bytes": report.bytes_read, "bulk": report.bulk})
+        version = self.catalog.mark_changed(
+            dataset,
+            cause="replace" if replace else "load",
+            triples_added=report.triples_added,
+            triples_removed=removed,
+            triples=report.triples_total,
+        )
+        return LoadResult(
+            dataset=dataset,
+            job_id=job,
+            triples_added=report.triples_added,
+            triples_total=report.triples_total,
+            bytes_read=report.bytes_read,
+            seconds=report.seconds,
+            bulk=report.bulk,
+            format=report.format,
+            store_version=version,
+        )
+
+    def submit_load(
+        self, path: str | Path, *, dataset: str, format: str | None = None, base_iri: str | None = None
+    ) -> JobInfo:
+        """Queue the load of ``path`` (a path the workers can read) and return its job at once.
+
+        Poll :meth:`job` for its state; in the embedded mode it runs on a background thread.
+        """
+        path = Path(path).resolve()
+        self.catalog.create(dataset, base_iri=base_iri, exist_ok=True)
+        job_id = self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
+        self.dispatcher.submit(
+            "kgsvc.ingest", job_id=job_id, dataset=dataset, path=str(path), format=format, base_iri=base_iri
+        )
+        return self.catalog.job(job_id)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait until the jobs submitted in this process have finished (embedded mode)."""
+        self.dispatcher.wait(timeout)
+
+    def sparql(self, query: str, *, dataset: str | None = None) -> SparqlResult:
+        """Run a SPARQL query; with ``dataset`` its graph is the default graph, else the union of all graphs.
+
+        Raises ``QueryError`` for a malformed query or one over ``max_result_rows``; ``DatasetError`` if unknown.
+        """
+        if dataset is not None:
+            result = self.store.query(query, default_graph=[self.catalog.get(dataset).graph])
+        else:
+            result = self.store.query(query, union_default_graph=True)
+        return to_result(result, max_rows=self.settings.max_result_rows)
+
+    def update(self, update: str) -> list[str]:
+        """Run a SPARQL update (all or nothing); returns the datasets whose data changed.
+
+        Dataset graphs are named ``<urn:kgsvc:dataset:NAME>`` in the update text.
+        """
+        names = {m.group(1) for m in _GRAPH_MENTION.finditer(update)}
+        if DATASET_GRAPH_PREFIX in update and not names:
+            names = {d.name for d in self.catalog.list()}
+        known = [n for n in sorted(names) if self.catalog.exists(n)]
+        before = {n: self.store.count(self.catalog.get(n).graph) for n in known}
+        self.store.update(update)
+        changed = []
+        for name in known:
+            after = self.store.count(self.catalog.get(name).graph)
+            if after != before[name]:
+                self.catalog.mark_changed(
+                    name,
+                    cause="update",
+                    triples_added=max(0, after - before[name]),
+                    triples_removed=max(0, before[name] - after),
+                )
+                changed.append(name)
+        return changed
+
+    def dump(self, dataset: str, *, format: str = "nt") -> bytes:
+        """Serialise a dataset's triples (``nt``, ``ttl``, ``rdf``, ``jsonld``, …)."""
+        fmt = format_from_name(format)
+        if not isinstance(fmt, RdfFormat):
+            raise ValueError(f"cannot serialise to {format!r}")
+        return self.store.dump(self.catalog.get(dataset).graph, fmt)
+
+    # -- catalog ----------------------------------------------------------------------------------------------
+
+    def datasets(self) -> list[DatasetInfo]:
+        return self.catalog.list()
+
+    def stats(self, dataset: str) -> DatasetStats:
+        return self.catalog.stats(dataset)
+
+    def drop(self, dataset: str) -> None:
+        """Remove a dataset with its graph, metadata and indexes. Raises ``DatasetError`` if unknown."""
+        if not self.catalog.exists(dataset):
+            raise DatasetError(f"unknown dataset {dataset!r}", dataset=dataset)
+        self._drop_indexes(dataset)
+        remove_dataset_indexes(self.settings, self.catalog, dataset)
+        self.catalog.drop(dataset)
+
+    # -- indexes ----------------------------------------------------------------------------------------------
+
+    def build_index(self, dataset: str, *, store_version: int | None = None) -> int | None:
+        """Build the dataset's index version for its current data, in the calling thread; returns the current
+        version. Does nothing when the newest complete version covers ``store_version`` (default: the
+        dataset's data version). Raises ``DatasetError`` if unknown, ``IndexError_`` if the build failed.
+        """
+        return build_index(self.store, self.catalog, self.settings, dataset, store_version=store_version)
+
+    def index(self, dataset: str) -> DatasetIndex:
+        """The loaded current index version of ``dataset`` (cached; reopened when a newer one is current).
+
+        Raises ``IndexError_`` naming the dataset when no version is complete yet.
+        """
+        current = self.catalog.current_index_version(dataset)
+        with self._indexes_lock:
+            cached = self._indexes.get(dataset)
+            if cached is not None and current is not None and cached.version == current.version:
+                return cached
+            fresh = open_index(self.settings, self.catalog, dataset)
+            self._indexes[dataset] = fresh
+        if cached is not None:
+            cached.close()
+        return fresh
+
+    def ask(self, question: str, *, dataset: str, **options: Any) -> Answer:
+        """Answer ``question`` from ``dataset`` with evidence and SPARQL (DESIGN §5; :mod:`kgsvc.qa.pipeline`).
+
+        ``options`` are :class:`kgsvc.qa.pipeline.QAOptions` fields (``strategy``, ``k``, ``verbalise``, …).
+        Raises ``DatasetError`` if unknown, ``IndexError_`` if no index version is complete, ``TypeError`` for
+        an unknown option, ``ValueError`` for an empty question.
+        """
+        opts = QAOptions.from_kwargs(**options)
+        return answerer_for(self, dataset, opts).ask(question, **options)
+
+    def _drop_indexes(self, dataset: str | None = None) -> None:
+        with self._indexes_lock:
+            names = [dataset] if dataset is not None else list(self._indexes)
+            dropped = [self._indexes.pop(name) for name in names if name in self._indexes]
+        for index in dropped:
+            index.close()
+
+    def job(self, job_id: str) -> JobInfo:
+        return self.catalog.job(job_id)
+
+    def jobs(self, *, dataset: str | None = None) -> list[JobInfo]:
+        return self.catalog.jobs(dataset=dataset)
+
+    def on_change(self, listener: Callable[[DatasetChanged], None]) -> None:
+        """Subscribe to dataset-changed events."""
+        self.catalog.subscribe(listener)

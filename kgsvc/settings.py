@@ -1,0 +1,99 @@
+"""Typed settings read from ``KGSVC_*`` environment variables.
+
+Every path the embedded mode writes is resolved under one data directory (``KGSVC_DATA_DIR``):
+
+```
+<data_dir>/store/        the Oxigraph (RocksDB) store
+<data_dir>/kgsvc.db      the SQLite metadata database (unless KGSVC_DATABASE_URL is set)
+<data_dir>/indexes/      versioned index folders (vectors, graph snapshot, GNN checkpoints)
+<data_dir>/models/       converted models (for example the LLM as safetensors)
+```
+
+The distributed mode is chosen by setting ``KGSVC_STORE_URL`` (a SPARQL 1.1 store), ``KGSVC_DATABASE_URL``
+(PostgreSQL), ``KGSVC_BROKER_URL`` (Redis) and ``KGSVC_QDRANT_URL`` (a Qdrant server).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings"]
+
+
+class Settings(BaseSettings):
+    """All of kgsvc's configuration; each field is read from ``KGSVC_<FIELD NAME>``."""
+
+    model_config = SettingsConfigDict(env_prefix="KGSVC_", extra="ignore", frozen=True)
+
+    data_dir: Path = Field(default=Path("kgsvc-data"), description="Folder holding everything in the embedded mode.")
+    store_url: str | None = Field(
+        default=None,
+        description="Base URL of a SPARQL 1.1 store (query at <url>/query, update at <url>/update, "
+        "Graph Store Protocol at <url>/store, as `oxigraph serve`). Unset: embedded pyoxigraph store.",
+    )
+    store_query_url: str | None = Field(default=None, description="Overrides the remote store's query URL.")
+    store_update_url: str | None = Field(default=None, description="Overrides the remote store's update URL.")
+    store_gsp_url: str | None = Field(default=None, description="Overrides the remote store's Graph Store URL.")
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL; unset: SQLite in the data dir.")
+    broker_url: str | None = Field(default=None, description="Celery broker (Redis); unset: tasks run in-process.")
+    result_backend: str | None = Field(default=None, description="Celery result backend; defaults to the broker.")
+    task_visibility_timeout_s: int = Field(
+        default=300, gt=0, description="Seconds before a task whose worker died is handed to another worker."
+    )
+    qdrant_url: str | None = Field(default=None, description="Qdrant server URL; unset: embedded Qdrant Edge.")
+    embedding_model: str | None = Field(
+        default=None, description="Path of a sentence-transformers model folder; unset: bundled all-MiniLM-L6-v2."
+    )
+    auto_index: bool = Field(
+        default=True, description="Rebuild a dataset's indexes (as a kgsvc.build_index job) after every change."
+    )
+    llm_backend: Literal["transformers", "openai", "none"] = "transformers"
+    llm_model: str | None = Field(default=None, description="LLM path (transformers) or model name (openai).")
+    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible server base URL (…/v1).")
+    llm_api_key: str = "none"
+    api_token: str | None = Field(default=None, description="Bearer token required for writes when set.")
+    read_only: bool = False
+    allow_remote_sparql: bool = Field(
+        default=False,
+        description="Allow SPARQL SERVICE and LOAD, which make the server fetch URLs (other hosts, local files).",
+    )
+    model_cache_dir: Path | None = Field(
+        default=None, description="Where converted models are kept; several data dirs may share one."
+    )
+    query_timeout_s: float = Field(default=30.0, gt=0)
+    max_result_rows: int = Field(default=100_000, gt=0)
+    bulk_threshold_bytes: int = Field(
+        default=8 * 1024 * 1024, ge=0, description="Files larger than this are streamed with the bulk loader."
+    )
+
+    @field_validator("data_dir")
+    @classmethod
+    def _absolute(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @property
+    def store_dir(self) -> Path:
+        return self.data_dir / "store"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "indexes"
+
+    @property
+    def models_dir(self) -> Path:
+        """Converted model files (e.g. the LLM's safetensors): ``model_cache_dir`` or ``<data_dir>/models``."""
+        return self.model_cache_dir or self.data_dir / "models"
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        """The metadata database URL: ``database_url`` or SQLite in the data dir."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'kgsvc.db'}"
+
+    @property
+    def embedded(self) -> bool:
+        """True when no broker is configured: tasks run in-process."""
+        return self.broker_url is None

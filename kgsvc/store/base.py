@@ -1,0 +1,134 @@
+"""The store interface every backend implements, and how datasets map to named graphs.
+
+A dataset ``NAME`` is the named graph ``urn:kgsvc:dataset:NAME``. Quads formats are loaded into that graph
+too (their own graph names are not kept); this keeps one dataset one graph, for SPARQL and for the indexes.
+"""
+
+from __future__ import annotations
+
+import abc
+import re
+from collections.abc import Iterable, Sequence
+from typing import IO, TypeAlias
+
+from kgsvc.errors import DatasetError
+from kgsvc.store.rdf import NamedNode, Quad, QueryBoolean, QuerySolutions, RdfFormat, Triple, parse_quads
+
+__all__ = ["DATASET_GRAPH_PREFIX", "QueryResult", "Store", "check_dataset_name", "dataset_graph", "dataset_of_graph"]
+
+DATASET_GRAPH_PREFIX = "urn:kgsvc:dataset:"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+#: SELECT → solutions, ASK → boolean, CONSTRUCT/DESCRIBE → an iterable of triples.
+QueryResult: TypeAlias = QuerySolutions | QueryBoolean | Iterable[Triple]
+
+
+def check_dataset_name(name: str) -> str:
+    """Return ``name`` if it is a valid dataset name (letters, digits, ``_ . -``, at most 64), else raise.
+
+    >>> check_dataset_name("movies")
+    'movies'
+    """
+    if not _NAME.match(name):
+        raise DatasetError(
+            f"invalid dataset name {name!r}: expected 1-64 letters, digits, '_', '.' or '-', starting with a letter "
+            "or digit",
+            dataset=name,
+        )
+    return name
+
+
+def dataset_graph(name: str) -> NamedNode:
+    """The named graph that holds dataset ``name``.
+
+    >>> dataset_graph("movies").value
+    'urn:kgsvc:dataset:movies'
+    """
+    return NamedNode(DATASET_GRAPH_PREFIX + check_dataset_name(name))
+
+
+def dataset_of_graph(iri: str) -> str | None:
+    """The dataset name of a dataset graph IRI, or ``None`` for any other graph."""
+    return iri[len(DATASET_GRAPH_PREFIX) :] if iri.startswith(DATASET_GRAPH_PREFIX) else None
+
+
+class Store(abc.ABC):
+    """An RDF quad store reached by SPARQL 1.1. Implementations: embedded pyoxigraph, remote HTTP."""
+
+    @abc.abstractmethod
+    def query(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+        union_default_graph: bool = False,
+    ) -> QueryResult:
+        """Run a SPARQL query. ``default_graph`` lists the graph IRIs that form the default graph.
+
+        Raises ``QueryError`` (kind ``"syntax"``) for an invalid query, ``StoreError`` if the store fails.
+        """
+
+    @abc.abstractmethod
+    def update(self, sparql: str) -> None:
+        """Run a SPARQL update, all or nothing. Raises ``QueryError`` for an invalid update."""
+
+    @abc.abstractmethod
+    def insert(self, quads: Iterable[Quad]) -> None:
+        """Add quads in one transaction (all or nothing). For small and incremental loads."""
+
+    @abc.abstractmethod
+    def bulk_insert(self, quads: Iterable[Quad]) -> None:
+        """Stream many quads in. Not transactional: callers roll back themselves on failure."""
+
+    def load(
+        self,
+        source: IO[bytes],
+        fmt: RdfFormat | str,
+        *,
+        graph: str,
+        base_iri: str | None = None,
+        bulk: bool = False,
+        file: str | None = None,
+        trusted: bool = False,
+    ) -> None:
+        """Parse RDF from ``source`` into ``graph`` (quads formats too: their graph names are folded into it).
+
+        ``bulk=False``: one transaction, all or nothing. ``bulk=True``: streamed, not transactional.
+        ``trusted=True`` is for input kgsvc generated itself (valid by construction): backends may skip
+        validating IRIs. Raises ``IngestError`` (with line and column) on malformed input.
+        """
+        quads = parse_quads(source, fmt, file=file, base_iri=base_iri, to_graph=NamedNode(graph))
+        folded = (Quad(q.subject, q.predicate, q.object, NamedNode(graph)) for q in quads)
+        if bulk:
+            self.bulk_insert(folded)
+        else:
+            self.insert(list(folded))
+
+    @abc.abstractmethod
+    def graphs(self) -> list[str]:
+        """IRIs of the named graphs in the store."""
+
+    @abc.abstractmethod
+    def count(self, graph: str) -> int:
+        """Number of triples in a named graph."""
+
+    @abc.abstractmethod
+    def drop(self, graph: str) -> None:
+        """Remove a named graph and all its triples (no error if absent)."""
+
+    @abc.abstractmethod
+    def dump(self, graph: str, fmt: RdfFormat) -> bytes:
+        """Serialise a named graph's triples."""
+
+    def flush(self) -> None:  # noqa: B027 - optional hook
+        """Make sure writes are durable (no-op where the backend does it itself)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release the store."""
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,172 @@
+"""The embedded store: pyoxigraph on disk (RocksDB), or in memory when no path is given.
+
+RocksDB allows one writer per directory: one process owns the data dir; other processes go through
+its HTTP API or use a remote store (DESIGN §8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO
+
+import pyoxigraph as ox
+
+from kgsvc.errors import IngestError, QueryError, StoreError
+from kgsvc.store.base import QueryResult, Store
+from kgsvc.store.rdf import Quad, RdfFormat, iter_serialized, syntax_error
+
+__all__ = ["EmbeddedStore"]
+
+
+class EmbeddedStore(Store):
+    """pyoxigraph ``Store`` behind the :class:`~kgsvc.store.base.Store` interface.
+
+    Parameters
+    ----------
+    path
+        Folder of the on-disk store (created if missing); ``None`` for an in-memory store.
+
+    Raises
+    ------
+    StoreError
+        If the folder cannot be opened (for example another process holds its lock).
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        try:
+            if path is None:
+                self._store = ox.Store()
+            else:
+                path.mkdir(parents=True, exist_ok=True)
+                self._store = ox.Store(str(path))
+        except OSError as exc:
+            raise StoreError(f"cannot open the store at {path}: {exc}") from exc
+
+    @property
+    def native(self) -> ox.Store:
+        """The pyoxigraph store, for kgsvc modules that need its native serialisers (the endpoint)."""
+        return self._store
+
+    @classmethod
+    def read_only(cls, path: Path) -> EmbeddedStore:
+        """Open the on-disk store at ``path`` read-only.
+
+        Only sound when no process writes that folder (pyoxigraph: undefined behaviour otherwise), so it is meant
+        for folders written by :meth:`snapshot`. Raises ``StoreError`` if the folder cannot be opened.
+        """
+        store = cls.__new__(cls)
+        store.path = None  # nothing to flush
+        try:
+            store._store = ox.Store.read_only(str(path))
+        except OSError as exc:
+            raise StoreError(f"cannot open the store at {path} read-only: {exc}") from exc
+        return store
+
+    def snapshot(self, target: Path) -> None:
+        """Write a consistent point-in-time copy of the on-disk store into the new folder ``target``.
+
+        A RocksDB checkpoint: files are hard-linked when ``target`` is on the same file system, so it is cheap.
+        Raises ``StoreError`` for an in-memory store or if ``target`` exists or cannot be written.
+        """
+        if self.path is None:
+            raise StoreError("an in-memory store cannot be snapshotted")
+        try:
+            self._store.backup(str(target))
+        except OSError as exc:
+            raise StoreError(f"cannot snapshot the store into {target}: {exc}") from exc
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        default_graph: Sequence[str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+        union_default_graph: bool = False,
+    ) -> QueryResult:
+        try:
+            return self._store.query(
+                sparql,
+                default_graph=[ox.NamedNode(g) for g in default_graph] if default_graph is not None else None,
+                named_graphs=[ox.NamedNode(g) for g in named_graphs] if named_graphs is not None else None,
+                use_default_graph_as_union=union_default_graph,
+            )
+        except SyntaxError as exc:
+            raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+        except ValueError as exc:
+            raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+        except OSError as exc:
+            raise StoreError(f"query failed: {exc}") from exc
+
+    def update(self, sparql: str) -> None:
+        try:
+            self._store.update(sparql)
+        except SyntaxError as exc:
+            raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+        except (ValueError, OSError) as exc:
+            raise QueryError(f"update failed: {exc}", kind="syntax", query=sparql) from exc
+
+    def insert(self, quads: Iterable[Quad]) -> None:
+        self._store.extend(quads)
+
+    def bulk_insert(self, quads: Iterable[Quad]) -> None:
+        self._store.bulk_extend(quads)
+
+    def load(
+        self,
+        source: IO[bytes],
+        fmt: RdfFormat | str,
+        *,
+        graph: str,
+        base_iri: str | None = None,
+        bulk: bool = False,
+        file: str | None = None,
+        trusted: bool = False,
+    ) -> None:
+        if isinstance(fmt, str) or fmt.supports_datasets:
+            super().load(source, fmt, graph=graph, base_iri=base_iri, bulk=bulk, file=file)
+            return
+        target = ox.NamedNode(graph)
+        try:
+            if bulk:
+                self._store.bulk_load(source, format=fmt, base_iri=base_iri, to_graph=target, lenient=trusted)
+            else:
+                self._store.load(source, format=fmt, base_iri=base_iri, to_graph=target, lenient=trusted)
+        except SyntaxError as exc:
+            raise syntax_error(exc, file=file) from exc
+        except UnicodeDecodeError as exc:
+            raise IngestError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
+
+    def graphs(self) -> list[str]:
+        return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
+
+    def count(self, graph: str) -> int:
+        result = self._store.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", default_graph=[ox.NamedNode(graph)])
+        assert isinstance(result, ox.QuerySolutions)
+        return int(next(iter(result))["n"].value)
+
+    def drop(self, graph: str) -> None:
+        node = ox.NamedNode(graph)
+        if self._store.contains_named_graph(node):
+            self._store.remove_graph(node)
+
+    def dump(self, graph: str, fmt: RdfFormat) -> bytes:
+        triples = (
+            ox.Triple(q.subject, q.predicate, q.object)
+            for q in self._store.quads_for_pattern(None, None, None, ox.NamedNode(graph))
+        )
+        return iter_serialized(triples, fmt)
+
+    def flush(self) -> None:
+        if self.path is not None:
+            self._store.flush()
+
+    def optimize(self) -> None:
+        """Compact the store after a large load."""
+        if self.path is not None:
+            self._store.optimize()
+
+    def close(self) -> None:
+        self.flush()
+        del self._store

@@ -1,0 +1,60 @@
+"""``kgsvc serve`` as a user runs it: a real subprocess on a free port, stopped with SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+import kgsvc
+from tests.conftest import free_port
+
+# The lead registers the command in kgsvc/cli/__init__.py; importing the module registers it either way.
+LAUNCH = "import sys; import kgsvc.cli.serve; from kgsvc.cli import app; app(sys.argv[1:], prog_name='kgsvc')"
+
+
+def test_serve_answers_sparql_and_stops_cleanly(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with kgsvc.KG.open(data) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    env = {**os.environ, "KGSVC_API_TOKEN": "t"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", LAUNCH, "serve", "--data-dir", str(data), "--port", str(port), "--no-access-log"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, (tmp_path / "serve.log").read_text()
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "kgsvc serve did not start"
+            time.sleep(0.1)
+        answer = httpx.get(
+            url + "/datasets/sample/sparql",
+            params={"query": "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"},
+            headers={"Accept": "text/csv"},
+        )
+        assert answer.text.splitlines() == ["n", "615"]
+        assert httpx.post(url + "/sparql", data={"update": "CLEAR ALL"}).status_code == 401
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=30)
+        log.close()
+    assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal after its graceful shutdown
+    assert "kgsvc serving" in (tmp_path / "serve.log").read_text()
+    assert not (data / "endpoint-snapshots").exists()

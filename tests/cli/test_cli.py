@@ -1,0 +1,60 @@
+"""The CLI as a user runs it: a real subprocess, real exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import kgsvc
+
+
+def run(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KGSVC_DATA_DIR": str(data_dir), "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "kgsvc", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_load_list_stats_query_dump_drop(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    loaded = run("load", str(kgsvc.sample_path()), "--dataset", "movies", data_dir=data)
+    assert loaded.returncode == 0, loaded.stderr
+    assert "+615 triples" in loaded.stdout
+    assert "movies" in run("datasets", data_dir=data).stdout
+    stats = run("stats", "movies", data_dir=data)
+    assert stats.returncode == 0 and "615" in stats.stdout
+    query = "SELECT ?l WHERE { ?f <https://kgsvc.local/sample/directedBy> ?d . ?d <http://www.w3.org/2000/01/rdf-schema#label> ?l } ORDER BY ?l LIMIT 2"
+    as_json = run("sparql", "movies", query, "--format", "json", data_dir=data)
+    assert as_json.returncode == 0, as_json.stderr
+    rows = json.loads(as_json.stdout)["rows"]
+    assert [r["l"]["value"] for r in rows] == ["Akira Kurosawa", "Akira Kurosawa"]
+    as_csv = run("sparql", "movies", query, "--format", "csv", data_dir=data)
+    assert as_csv.stdout.splitlines()[0] == "l"
+    dumped = run("dump", "movies", data_dir=data)
+    assert dumped.stdout.count("\n") == 615
+    assert run("drop", "movies", "--yes", data_dir=data).returncode == 0
+    assert "movies" not in run("datasets", data_dir=data).stdout
+
+
+def test_errors_have_clear_messages_and_exit_codes(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("@prefix ex: <http://ex/> .\nex:a ex:b .\n")
+    result = run("load", str(bad), "--dataset", "x", data_dir=data)
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("error:") and "bad.ttl:2:" in result.stderr
+    unknown = run("sparql", "nope", "SELECT * { ?s ?p ?o }", data_dir=data)
+    assert unknown.returncode == 1 and "unknown dataset 'nope'" in unknown.stderr
+    run("load", str(kgsvc.sample_path()), "--dataset", "x", data_dir=data)
+    syntax = run("sparql", "x", "SELECT * WHERE { ?s ?p }", data_dir=data)
+    assert syntax.returncode == 1 and "error" in syntax.stderr
+    usage = run("sparql", "x", "SELECT 1", "--format", "yaml", data_dir=data)
+    assert usage.returncode == 2

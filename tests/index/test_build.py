@@ -1,0 +1,156 @@
+"""Index versions end to end on a real embedded KG: build, current version, failure, auto-index, update, drop."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kgsvc
+from kgsvc.errors import IndexError_
+from kgsvc.index import build as build_module
+from kgsvc.index.dataset_index import open_index
+from kgsvc.settings import Settings
+
+EX = "https://kgsvc.local/sample/"
+GRAPH = "<urn:kgsvc:dataset:sample>"
+
+
+def _open(path: Path, *, auto_index: bool) -> kgsvc.KG:
+    return kgsvc.KG.open(settings=Settings(data_dir=path, auto_index=auto_index))
+
+
+@pytest.fixture
+def manual(tmp_path: Path) -> Iterator[kgsvc.KG]:
+    """The sample loaded without auto-indexing: builds happen only when a test asks."""
+    with _open(tmp_path / "data", auto_index=False) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")
+        yield kg
+
+
+def test_build_complete_current_and_idempotent(manual: kgsvc.KG) -> None:
+    with pytest.raises(IndexError_, match="'sample' has no complete index") as missing:
+        manual.index("sample")
+    assert missing.value.dataset == "sample"
+    assert manual.build_index("sample") == 1
+    (row,) = manual.catalog.index_versions("sample")
+    assert (row.version, row.store_version, row.state, row.error) == (1, 1, "complete", None)
+    stats = manual.stats("sample")
+    assert row.counts["nodes"] == stats.nodes + stats.literals and row.counts["edges"] == stats.triples
+    for stage in ("labels", "embedding", "vectors", "snapshot"):
+        assert row.metrics[f"{stage}_s"] >= 0 and row.metrics[f"{stage}_peak_rss_mb"] > 0
+    assert manual.build_index("sample") == 1  # covered: nothing built
+    assert len(manual.catalog.index_versions("sample")) == 1
+
+    index = manual.index("sample")
+    assert manual.index("sample") is index  # cached
+    assert (index.dataset, index.version, index.store_version) == ("sample", 1, 1)
+    assert index.path == manual.settings.index_dir / "sample" / "v1"
+    assert index.snapshot.n_nodes == len(index.node_terms) == len(index.node_labels) == row.counts["nodes"]
+    assert index.snapshot.n_relations == len(index.relation_terms)
+    assert isinstance(index.snapshot.indptr, np.memmap)
+    # the snapshot's triples are the store's triples
+    dump = {tuple(line.rsplit(" .", 1)[0].split(" ", 2)) for line in manual.dump("sample").decode().splitlines()}
+    snap = index.snapshot
+    triples = {
+        (index.node_term(h), index.relation_term(r), index.node_term(t))
+        for h, r, t in zip(
+            snap.triple_heads.tolist(), snap.triple_relations.tolist(), snap.triple_tails.tolist(), strict=True
+        )
+    }
+    assert triples == dump
+
+
+def test_candidates_match_brute_force_over_all_nodes(manual: kgsvc.KG) -> None:
+    manual.build_index("sample")
+    index = manual.index("sample")
+    node_vectors = index.embedder.encode(list(index.node_texts))
+    query = index.embedder.encode(["Satoshi Kon"])[0]
+    distances = np.sqrt(((node_vectors.astype(np.float64) - query) ** 2).sum(axis=1))
+    per_node = distances[np.asarray(index.node_text_ids)]
+    ranked = sorted(range(len(per_node)), key=lambda i: (round(per_node[i], 6), i))
+    expected = ranked[:7]
+    found = index.node_candidates("Satoshi Kon", 7)
+    assert found.ids.tolist() == expected
+    np.testing.assert_allclose(found.distances, per_node[expected], atol=1e-5)
+    kon = index.node_terms.index(f"<{EX}person_Satoshi_Kon>")
+    assert found.ids[0] == kon and found.distances[0] < 1e-3  # the entity before its label literal (same text)
+    assert index.node_label(int(found.ids[1])) == "Satoshi Kon" and index.node_term(int(found.ids[1])).startswith('"')
+    # text search and expansion agree
+    (hits,) = index.search_node_texts(query[None, :], 3)
+    assert index.node_texts[hits[0][0]] == "Satoshi Kon"
+    assert index.nodes_with_text(hits[0][0]).tolist() == found.ids[:2].tolist()
+    # without the label copies: the next nodes by distance, entities only
+    entities = index.node_candidates("Satoshi Kon", 4, label_literals=False)
+    assert entities.ids.tolist() == [i for i in ranked if not index.label_literals[i]][:4]
+    assert entities.ids[0] == kon and all(index.node_term(int(i)).startswith("<") for i in entities.ids)
+    label_literals = manual.catalog.index_versions("sample")[0].counts["label_literals"]
+    assert int(np.count_nonzero(index.label_literals)) == label_literals > 0
+    relations = index.relation_candidates("directed by", 2)
+    assert index.relation_term(int(relations.ids[0])) == f"<{EX}directedBy>"
+    assert relations.distances[0] < 1e-3
+    with pytest.raises(ValueError, match="one query vector"):
+        index.node_candidates(np.zeros((2, 384), np.float32), 3)
+
+
+def test_failed_build_keeps_previous_version(manual: kgsvc.KG, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert manual.build_index("sample") == 1
+    manual.update(f"INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_X> <{EX}genre> <{EX}genre_Animation> }} }}")
+
+    def broken(folder: Path, tables: object) -> None:
+        (folder / "snapshot").mkdir()
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr(build_module, "_write_snapshot", broken)
+    with pytest.raises(IndexError_, match="version 2 of dataset 'sample' failed: disk full") as failed:
+        manual.build_index("sample")
+    assert (failed.value.dataset, failed.value.version) == ("sample", 2)
+    states = [(v.version, v.state) for v in manual.catalog.index_versions("sample")]
+    assert states == [(1, "complete"), (2, "failed")]
+    assert "disk full" in (manual.catalog.index_versions("sample")[1].error or "")
+    assert not (manual.settings.index_dir / "sample" / "v2").exists()
+    assert manual.index("sample").version == 1  # still serving
+
+    monkeypatch.undo()
+    assert manual.build_index("sample") == 3
+    states = [(v.version, v.state) for v in manual.catalog.index_versions("sample")]
+    assert states == [(1, "removed"), (2, "failed"), (3, "complete")]
+    assert not (manual.settings.index_dir / "sample" / "v1").exists()
+    index = manual.index("sample")
+    assert index.version == 3 and f"<{EX}film_X>" in index.node_terms
+
+
+def test_incomplete_folder_is_refused(manual: kgsvc.KG) -> None:
+    manual.build_index("sample")
+    folder = manual.settings.index_dir / "sample" / "v1"
+    (folder / "manifest.json").unlink()
+    with pytest.raises(IndexError_, match="missing or incomplete"):
+        open_index(manual.settings, manual.catalog, "sample")
+
+
+def test_auto_index_update_and_drop(tmp_path: Path) -> None:
+    with _open(tmp_path / "data", auto_index=True) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")
+        kg.wait()
+        current = kg.catalog.current_index_version("sample")
+        assert current is not None and (current.version, current.store_version) == (1, 1)
+        first = kg.index("sample")
+        assert f"<{EX}film_Y>" not in first.node_terms
+
+        changed = kg.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Y> <{EX}releaseYear> "2031" }} }}')
+        assert changed == ["sample"]
+        kg.wait()
+        current = kg.catalog.current_index_version("sample")
+        assert current is not None and (current.version, current.store_version) == (2, 2)
+        second = kg.index("sample")
+        assert second is not first and second.version == 2
+        assert f"<{EX}film_Y>" in second.node_terms and '"2031"' in second.node_terms
+        manifest = json.loads((second.path / "manifest.json").read_text())
+        assert manifest["backend"] == {"kind": "edge"} and manifest["version"] == 2
+
+        kg.drop("sample")
+        assert not (kg.settings.index_dir / "sample").exists()
+        assert not kg.catalog.exists("sample")

