@@ -6,8 +6,8 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator

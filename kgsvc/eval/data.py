@@ -57,7 +57,7 @@ def _open(path: Path) -> Iterator[str]:
     if not path.exists() and path.with_name(path.name + ".gz").exists():
         path = path.with_name(path.name + ".gz")
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8") as handle:
         for line in handle:
             yield line.rstrip("\n").rstrip("\r")
 

@@ -12,6 +12,8 @@
     text_nodes_indptr.npy    int64 CSR: nodes of text t are text_nodes[indptr[t]:indptr[t+1]], ascending
     text_nodes.npy           int32/int64
     label_literals.npy       bool per node: a literal whose only edges are labelling ones (``rdfs:label "X"``)
+    node_vectors.npy         float32 (node texts x dimension), the embeddings the collections were filled from
+    relation_vectors.npy     float32 (relation texts x dimension)
     snapshot/                kgsvc.index.snapshot.GraphSnapshot
     vectors/                 Qdrant Edge shards (embedded); with Settings.qdrant_url the collections live on
                              the server as ``kgsvc_D_vN_<collection>`` and the manifest says so
@@ -21,6 +23,12 @@ or ``failed`` (with the error). Only a complete version is current (newest compl
 interrupted build leaves the previous version serving. After version N completes, older versions are marked
 ``removed`` and their files (and server collections) deleted. Idempotent: when the newest complete version
 already covers the requested ``store_version``, nothing is built.
+
+Incremental: a build embeds only the label texts the previous complete version did not have (same model); the
+other rows are copied from that version's ``*_vectors.npy``. Embedding dominates the cost of a build, so a small
+change (a few new entities) costs the label pass, the snapshot and the vector inserts, not a re-embedding; the
+metrics say how many texts were ``embedded`` and ``reused``. Everything else is rebuilt whole, so an
+incremental version is the same as a full one (up to float rounding of the batches).
 """
 
 from __future__ import annotations
@@ -132,8 +140,11 @@ def build_index(
             return current.version
         version = catalog.begin_index_version(dataset, store_version=info.store_version)
         folder = catalog.index_path(dataset, version)
+        previous = catalog.index_path(dataset, current.version) if current is not None else None
         try:
-            counts, metrics = _build(store, settings, info.graph, dataset, version, folder, embedder, languages)
+            counts, metrics = _build(
+                store, settings, info.graph, dataset, version, folder, embedder, languages, previous
+            )
         except BaseException as exc:
             catalog.finish_index_version(dataset, version, error=f"{type(exc).__name__}: {exc}")
             delete_version_files(settings, folder)
@@ -173,6 +184,7 @@ def _build(
     folder: Path,
     embedder: Embedder | None,
     languages: tuple[str, ...],
+    previous: Path | None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted build with this number
     folder.mkdir(parents=True)
@@ -183,8 +195,13 @@ def _build(
         tables = extract_labels(store, graph, languages=languages)
         _write_tables(folder, tables)
     with stages.stage("embedding"):
-        node_vectors = embedder.encode(tables.node_texts)
-        relation_vectors = embedder.encode(tables.relation_texts)
+        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, "node")
+        relation_vectors, relation_reused = _embed(embedder, tables.relation_texts, previous, "relation")
+        np.save(folder / "node_vectors.npy", node_vectors, allow_pickle=False)
+        np.save(folder / "relation_vectors.npy", relation_vectors, allow_pickle=False)
+    reused = node_reused + relation_reused
+    stages.metrics["reused_texts"] = reused
+    stages.metrics["embedded_texts"] = len(tables.node_texts) + len(tables.relation_texts) - reused
     with stages.stage("vectors"):
         if settings.qdrant_url:
             backend: dict[str, Any] = {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"}
@@ -220,6 +237,49 @@ def _build(
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return counts, stages.metrics
+
+
+def _embed(
+    embedder: Embedder, texts: list[str], previous: Path | None, kind: str
+) -> tuple[npt.NDArray[np.float32], int]:
+    """Embeddings of ``texts``, reusing the rows of the previous version's ``{kind}_vectors.npy`` for the texts
+    it had (when it was built with the same model); returns them and how many rows were reused.
+
+    O(texts) dictionary work plus forward passes for the new texts only.
+    """
+    old_texts, old_vectors = _previous_vectors(embedder, previous, kind)
+    if not old_texts:
+        return embedder.encode(texts), 0
+    row_of = {text: i for i, text in enumerate(old_texts)}
+    hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
+    new = [i for i, t in enumerate(texts) if t not in row_of]
+    vectors = np.empty((len(texts), old_vectors.shape[1]), dtype=np.float32)
+    if hits:
+        at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
+        vectors[at] = old_vectors[rows]
+    if new:
+        vectors[new] = embedder.encode([texts[i] for i in new])
+    return vectors, len(hits)
+
+
+def _previous_vectors(
+    embedder: Embedder, previous: Path | None, kind: str
+) -> tuple[list[str], npt.NDArray[np.float32]]:
+    """The previous version's ``kind`` texts and embeddings; empty when it has none or another model made them."""
+    empty: tuple[list[str], npt.NDArray[np.float32]] = ([], np.zeros((0, 0), dtype=np.float32))
+    if previous is None:
+        return empty
+    try:
+        manifest = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
+        if manifest.get("embedding_model") != str(embedder.model_path):
+            return empty
+        texts = json.loads((previous / f"{kind}_texts.json").read_text(encoding="utf-8"))
+        vectors = np.load(previous / f"{kind}_vectors.npy", allow_pickle=False)
+    except (OSError, ValueError):  # an older layout without the embeddings, or files removed meanwhile
+        return empty
+    if vectors.dtype != np.float32 or vectors.ndim != 2 or vectors.shape[0] != len(texts):
+        return empty
+    return texts, vectors
 
 
 def _write_tables(folder: Path, tables: LabelTables) -> None:

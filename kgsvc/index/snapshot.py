@@ -181,7 +181,8 @@ class GraphSnapshot:
         Examples
         --------
         >>> import numpy as np
-        >>> g = GraphSnapshot.from_triples(np.array([0, 1]), np.array([0, 1]), np.array([1, 2]), n_nodes=3, n_relations=2)
+        >>> heads, relations, tails = np.array([0, 1]), np.array([0, 1]), np.array([1, 2])
+        >>> g = GraphSnapshot.from_triples(heads, relations, tails, n_nodes=3, n_relations=2)
         >>> g.n_edges, g.degree(1), g.triple(1)
         (2, 2, (1, 1, 2))
         """

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
-from typing import IO
+from typing import IO, cast
 from urllib.error import HTTPError, URLError
 
 import httpx
@@ -21,6 +21,7 @@ from kgsvc.store.rdf import (
     NamedNode,
     Quad,
     QueryResultsFormat,
+    QuerySolutions,
     RdfFormat,
     Triple,
     iter_serialized,
@@ -163,7 +164,7 @@ class RemoteStore(Store):
             self.insert(chunk)
 
     def graphs(self) -> list[str]:
-        result = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }")
+        result = cast(QuerySolutions, self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }"))
         return sorted(row["g"].value for row in result)
 
     def count(self, graph: str) -> int:

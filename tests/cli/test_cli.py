@@ -31,7 +31,10 @@ def test_load_list_stats_query_dump_drop(tmp_path: Path) -> None:
     assert "movies" in run("datasets", data_dir=data).stdout
     stats = run("stats", "movies", data_dir=data)
     assert stats.returncode == 0 and "615" in stats.stdout
-    query = "SELECT ?l WHERE { ?f <https://kgsvc.local/sample/directedBy> ?d . ?d <http://www.w3.org/2000/01/rdf-schema#label> ?l } ORDER BY ?l LIMIT 2"
+    query = (
+        "SELECT ?l WHERE { ?f <https://kgsvc.local/sample/directedBy> ?d . "
+        "?d <http://www.w3.org/2000/01/rdf-schema#label> ?l } ORDER BY ?l LIMIT 2"
+    )
     as_json = run("sparql", "movies", query, "--format", "json", data_dir=data)
     assert as_json.returncode == 0, as_json.stderr
     rows = json.loads(as_json.stdout)["rows"]

@@ -12,11 +12,24 @@ import pytest
 import kgsvc
 from kgsvc.errors import IndexError_
 from kgsvc.index import build as build_module
-from kgsvc.index.dataset_index import open_index
+from kgsvc.index.dataset_index import DatasetIndex, open_index
 from kgsvc.settings import Settings
 
 EX = "https://kgsvc.local/sample/"
 GRAPH = "<urn:kgsvc:dataset:sample>"
+KINDS = ("node", "relation")
+
+
+def stored_triples(kg: kgsvc.KG, dataset: str) -> set[tuple[str, ...]]:
+    """The dataset's triples as N-Triples term texts, read from the store."""
+    return {tuple(line.rsplit(" .", 1)[0].split(" ", 2)) for line in kg.dump(dataset).decode().splitlines()}
+
+
+def snapshot_triples(index: DatasetIndex) -> set[tuple[str, ...]]:
+    """The index snapshot's triples as N-Triples term texts (comparable with :func:`stored_triples`)."""
+    snap = index.snapshot
+    columns = (snap.triple_heads.tolist(), snap.triple_relations.tolist(), snap.triple_tails.tolist())
+    return {(index.node_term(h), index.relation_term(r), index.node_term(t)) for h, r, t in zip(*columns, strict=True)}
 
 
 def _open(path: Path, *, auto_index: bool) -> kgsvc.KG:
@@ -52,16 +65,7 @@ def test_build_complete_current_and_idempotent(manual: kgsvc.KG) -> None:
     assert index.snapshot.n_nodes == len(index.node_terms) == len(index.node_labels) == row.counts["nodes"]
     assert index.snapshot.n_relations == len(index.relation_terms)
     assert isinstance(index.snapshot.indptr, np.memmap)
-    # the snapshot's triples are the store's triples
-    dump = {tuple(line.rsplit(" .", 1)[0].split(" ", 2)) for line in manual.dump("sample").decode().splitlines()}
-    snap = index.snapshot
-    triples = {
-        (index.node_term(h), index.relation_term(r), index.node_term(t))
-        for h, r, t in zip(
-            snap.triple_heads.tolist(), snap.triple_relations.tolist(), snap.triple_tails.tolist(), strict=True
-        )
-    }
-    assert triples == dump
+    assert snapshot_triples(index) == stored_triples(manual, "sample")
 
 
 def test_candidates_match_brute_force_over_all_nodes(manual: kgsvc.KG) -> None:
@@ -154,3 +158,36 @@ def test_auto_index_update_and_drop(tmp_path: Path) -> None:
         kg.drop("sample")
         assert not (kg.settings.index_dir / "sample").exists()
         assert not kg.catalog.exists("sample")
+
+
+def test_incremental_build_embeds_only_new_texts(manual: kgsvc.KG, tmp_path: Path) -> None:
+    """A small update re-embeds only its new label texts, and the version equals a full build of the same data."""
+    manual.build_index("sample")
+    before = {kind: json.loads((manual.index("sample").path / f"{kind}_texts.json").read_text()) for kind in KINDS}
+    manual.update(
+        f"PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> INSERT DATA {{ GRAPH {GRAPH} {{ "
+        f'<{EX}film_Q> rdfs:label "Quiet Harbour Nights" ; <{EX}directedBy> <{EX}person_Satoshi_Kon> }} }}'
+    )
+    assert manual.build_index("sample") == 2
+    row = manual.catalog.current_index_version("sample")
+    assert row is not None and row.version == 2
+    second = manual.index("sample").path
+    after = {kind: json.loads((second / f"{kind}_texts.json").read_text()) for kind in KINDS}
+    new_texts = sum(len(set(after[kind]) - set(before[kind])) for kind in KINDS)
+    assert new_texts == 1  # "Quiet Harbour Nights"; every other text (and every relation) was there before
+    assert row.metrics["embedded_texts"] == new_texts
+    assert row.metrics["reused_texts"] == sum(len(after[kind]) for kind in KINDS) - new_texts
+
+    data = tmp_path / "sample.nt"
+    data.write_bytes(manual.dump("sample"))
+    with _open(tmp_path / "full", auto_index=False) as full:  # the same data, indexed from scratch
+        full.load(data, dataset="sample")
+        full.build_index("sample")
+        scratch = full.index("sample").path
+        for kind in KINDS:
+            assert json.loads((scratch / f"{kind}_texts.json").read_text()) == after[kind]
+            np.testing.assert_allclose(
+                np.load(second / f"{kind}_vectors.npy"), np.load(scratch / f"{kind}_vectors.npy"), atol=1e-5
+            )
+    answer = manual.ask("who directed Quiet Harbour Nights", dataset="sample")
+    assert answer.answers[0].label == "Satoshi Kon", answer

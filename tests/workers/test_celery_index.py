@@ -1,0 +1,94 @@
+"""Indexes that follow the data in the distributed mode: a real Celery worker reacts to dataset-changed events.
+
+The submitting process and the worker both run with ``KGSVC_AUTO_INDEX=true``: the worker's ingest emits the
+event and queues ``kgsvc.build_index``; the client's SPARQL UPDATE does the same from the client's process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from celery import Celery
+
+import kgsvc
+from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
+from tests.index.test_build import snapshot_triples, stored_triples
+from tests.workers.conftest import Worker, wait_for
+
+EX = "https://kgsvc.local/sample/"
+
+
+@pytest.fixture
+def indexing_env(distributed_env: dict[str, str]) -> dict[str, str]:
+    return {**distributed_env, "KGSVC_AUTO_INDEX": "true"}
+
+
+@pytest.fixture
+def indexing_worker(indexing_env: dict[str, str], tmp_path: Path) -> Iterator[Worker]:
+    handle = Worker(indexing_env, tmp_path / "worker.log")
+    handle.start()
+    yield handle
+    handle.stop()
+
+
+@pytest.fixture
+def indexing_kg(indexing_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[kgsvc.KG]:
+    for key, value in indexing_env.items():
+        monkeypatch.setenv(key, value)
+    with kgsvc.KG.open() as kg:
+        yield kg
+
+
+def _current(kg: kgsvc.KG, dataset: str) -> int:
+    row = kg.catalog.current_index_version(dataset)
+    return 0 if row is None else row.version
+
+
+def test_ingest_then_update_keep_the_index_consistent_and_answerable(
+    indexing_kg: kgsvc.KG, indexing_worker: Worker, indexing_env: dict[str, str]
+) -> None:
+    kg, log = indexing_kg, indexing_worker.log
+    job = kg.submit_load(kgsvc.sample_path(), dataset="movies")
+    wait_for(lambda: kg.job(job.id).state == "succeeded", timeout=120, what="the ingest job", log=log)
+    wait_for(lambda: _current(kg, "movies") == 1, timeout=240, what="index version 1 after the ingest", log=log)
+
+    # store, vectors and snapshot agree: the snapshot holds exactly the store's triples, each collection one
+    # point per label text, with ids in text order (a text's own embedding finds itself first)
+    index = kg.index("movies")
+    assert index.store_version == kg.datasets()[0].store_version == 1
+    dump = stored_triples(kg, "movies")
+    assert snapshot_triples(index) == dump and len(dump) == 615
+    collections = ((NODE_LABELS, "node", index.node_texts), (RELATION_LABELS, "relation", index.relation_texts))
+    for name, kind, texts in collections:
+        assert index.vectors.count(name) == len(texts)
+        rows = np.load(index.path / f"{kind}_vectors.npy")
+        assert [hits[0][0] for hits in index.vectors.search(name, rows, 1)] == list(range(len(texts)))
+
+    # an UPDATE from this process: its event queues an incremental build on the worker
+    changed = kg.update(
+        "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> INSERT DATA { GRAPH <urn:kgsvc:dataset:movies> { "
+        f'<{EX}film_Q> rdfs:label "Quiet Harbour Nights" ; <{EX}directedBy> <{EX}person_Satoshi_Kon> }} }}'
+    )
+    assert changed == ["movies"]
+    wait_for(lambda: _current(kg, "movies") == 2, timeout=240, what="index version 2 after the update", log=log)
+    row = kg.catalog.current_index_version("movies")
+    assert row is not None and row.store_version == 2
+    assert row.metrics["embedded_texts"] == 1  # only the new label; the rest was reused, not re-embedded
+    assert json.loads((kg.index("movies").path / "manifest.json").read_text())["counts"]["edges"] == 617
+    answer = kg.ask("who directed Quiet Harbour Nights", dataset="movies")
+    assert answer.answers[0].label == "Satoshi Kon"
+
+    # the same question submitted as a task by a plain Celery client, answered by the worker
+    broker = indexing_env["KGSVC_BROKER_URL"]
+    app = Celery(broker=broker, backend=broker)
+    try:
+        result = app.send_task(
+            "kgsvc.ask", kwargs={"dataset": "movies", "question": "who directed Quiet Harbour Nights"}
+        ).get(timeout=120)
+    finally:
+        app.close()
+    assert result["answers"][0]["label"] == "Satoshi Kon" and result["evidence"]
