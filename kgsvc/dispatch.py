@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,7 +29,8 @@ class Dispatcher(Protocol):
         ...
 
     def wait(self, timeout: float | None = None) -> None:
-        """Block until every job submitted so far has finished (in-process only; a no-op for Celery)."""
+        """Block until every job submitted so far, and every job they submit, has finished (in-process only; a
+        no-op for Celery)."""
         ...
 
     def close(self) -> None: ...
@@ -66,10 +68,16 @@ class InProcessDispatcher:
         return task_id
 
     def wait(self, timeout: float | None = None) -> None:
-        with self._lock:
-            pending = list(self._futures)
-        for future in pending:
-            future.exception(timeout=timeout)  # wait; errors were logged and are on the job rows
+        """Block until the queue is empty: the jobs submitted so far and the jobs they submit (an ingest's
+        event queues an index build). Raises ``TimeoutError`` after ``timeout`` seconds in all."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                pending = [f for f in self._futures if not f.done()]
+            if not pending:
+                return
+            for future in pending:  # errors were logged and are on the job rows
+                future.exception(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=False)

@@ -13,7 +13,7 @@ import functools
 import re
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +181,21 @@ class KG:
         job_id = self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
         self.dispatcher.submit(
             "kgsvc.ingest", job_id=job_id, dataset=dataset, path=str(path), format=format, base_iri=base_iri
+        )
+        return self.catalog.job(job_id)
+
+    def submit_ask_batch(self, questions: Sequence[str], *, dataset: str, **options: Any) -> JobInfo:
+        """Queue ``questions`` about ``dataset`` as one ``ask_batch`` job and return it at once.
+
+        The job row's progress counts the questions answered; when it has succeeded its ``counts["answers"]``
+        holds the answer texts in question order (the full answers are the Celery task's result). ``options``
+        are :meth:`ask` options. Raises ``DatasetError`` if the dataset is unknown.
+        """
+        questions = list(questions)
+        self.catalog.get(dataset)
+        job_id = self.catalog.create_job("ask_batch", dataset=dataset, params={"questions": len(questions)})
+        self.dispatcher.submit(
+            "kgsvc.ask_batch", job_id=job_id, dataset=dataset, questions=questions, options=options or None
         )
         return self.catalog.job(job_id)
 

@@ -92,3 +92,6 @@ def test_ingest_then_update_keep_the_index_consistent_and_answerable(
     finally:
         app.close()
     assert result["answers"][0]["label"] == "Satoshi Kon" and result["evidence"]
+    batch = kg.submit_ask_batch(["who directed Quiet Harbour Nights", "who directed Paprika"], dataset="movies")
+    wait_for(lambda: kg.job(batch.id).state == "succeeded", timeout=120, what="the ask_batch job", log=log)
+    assert [text.rstrip(".") for text in kg.job(batch.id).counts["answers"]] == ["Satoshi Kon"] * 2
