@@ -20,8 +20,9 @@
 
 The metadata row goes ``building`` → ``complete`` (with counts, and per-stage seconds and peak RSS in metrics)
 or ``failed`` (with the error). Only a complete version is current (newest complete wins), so a failed or
-interrupted build leaves the previous version serving. After version N completes, older versions are marked
-``removed`` and their files (and server collections) deleted. Idempotent: when the newest complete version
+interrupted build leaves the previous version serving. After version N completes, the complete version it replaces
+is kept (queries that opened it finish on it) and every older version is marked ``removed`` and its files (and
+server collections) deleted. Idempotent: when the newest complete version
 already covers the requested ``store_version``, nothing is built.
 
 Incremental: a build embeds only the label texts the previous complete version did not have (same model); the
@@ -157,7 +158,8 @@ def build_index(
                 ) from exc
             raise
         catalog.finish_index_version(dataset, version, counts=counts, metrics=metrics)
-        for old in catalog.remove_index_versions(dataset, below=version):
+        # the version this one replaces stays (a query that opened it finishes on it); older ones go
+        for old in catalog.remove_index_versions(dataset, below=current.version if current else version):
             delete_version_files(settings, catalog.index_path(dataset, old))
         log.info("index %s v%d complete: %s %s", dataset, version, counts, metrics)
         return version

@@ -282,8 +282,8 @@ class KG:
                 return cached
             fresh = open_index(self.settings, self.catalog, dataset)
             self._indexes[dataset] = fresh
-        if cached is not None:
-            cached.close()
+        # the replaced version is not closed here: a query on another thread may still use it; it closes when
+        # the last reference goes (its files stay until the next version completes, see kgsvc.index.build)
         return fresh
 
     def ask(self, question: str, *, dataset: str, **options: Any) -> Answer:

@@ -121,10 +121,15 @@ def test_failed_build_keeps_previous_version(manual: kgsvc.KG, monkeypatch: pyte
     monkeypatch.undo()
     assert manual.build_index("sample") == 3
     states = [(v.version, v.state) for v in manual.catalog.index_versions("sample")]
-    assert states == [(1, "removed"), (2, "failed"), (3, "complete")]
-    assert not (manual.settings.index_dir / "sample" / "v1").exists()
+    assert states == [(1, "complete"), (2, "failed"), (3, "complete")]  # v1 kept for queries still on it
+    assert (manual.settings.index_dir / "sample" / "v1" / "manifest.json").exists()
     index = manual.index("sample")
     assert index.version == 3 and f"<{EX}film_X>" in index.node_terms
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Z> <{EX}releaseYear> "2032" }} }}')
+    assert manual.build_index("sample") == 4
+    states = [(v.version, v.state) for v in manual.catalog.index_versions("sample")]
+    assert states == [(1, "removed"), (2, "failed"), (3, "complete"), (4, "complete")]
+    assert not (manual.settings.index_dir / "sample" / "v1").exists()
 
 
 def test_incomplete_folder_is_refused(manual: kgsvc.KG) -> None:
