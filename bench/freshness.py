@@ -14,7 +14,7 @@ folder, Redis db ``--redis-db`` as the broker, and 1 then 2 real ``celery worker
 client submits ``--batches`` ``ask_batch`` jobs of ``--batch-size`` questions ("who directed <film>" over the
 sample's films) and the clock runs from the first submission until every job has succeeded.
 
-Run: ``python bench/freshness.py [--changes 20] [--films 4000] [--batches 8] [--batch-size 10]``.
+Run: ``python bench/freshness.py [--changes 20] [--films 20000] [--batches 50] [--batch-size 20]``.
 """
 
 from __future__ import annotations
@@ -104,10 +104,17 @@ def full_rebuild(source: Path, workdir: Path, repeat: int) -> list[float]:
     return times
 
 
-def update_to_answerable(source: Path, workdir: Path, changes: int) -> tuple[list[float], list[int], int]:
-    """Per change: seconds from the UPDATE to the first right answer, and the texts its build embedded."""
+STAGES = ("labels", "embedding", "vectors", "snapshot")
+
+
+def update_to_answerable(
+    source: Path, workdir: Path, changes: int
+) -> tuple[list[float], list[int], int, dict[str, list[float]]]:
+    """Per change: seconds from the UPDATE to the first right answer, the texts its build embedded, and the
+    build's stage seconds."""
     data = workdir / "incremental"
     seconds, embedded = [], []
+    stages: dict[str, list[float]] = {stage: [] for stage in STAGES}
     with _open(data) as kg:
         kg.load(source, dataset="movies")
         kg.wait()
@@ -136,8 +143,10 @@ def update_to_answerable(source: Path, workdir: Path, changes: int) -> tuple[lis
             row = kg.catalog.current_index_version("movies")
             assert row is not None
             embedded.append(int(row.metrics["embedded_texts"]))
+            for stage in STAGES:
+                stages[stage].append(float(row.metrics[f"{stage}_s"]))
     shutil.rmtree(data)
-    return seconds, embedded, triples
+    return seconds, embedded, triples, stages
 
 
 # -- distributed: ask_batch with 1 and 2 Celery workers -----------------------------------------------------------
@@ -245,9 +254,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--changes", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3, help="full rebuilds per size")
-    parser.add_argument("--films", type=int, default=4000, help="synthetic films of the larger KG")
-    parser.add_argument("--batches", type=int, default=8)
-    parser.add_argument("--batch-size", type=int, default=10)
+    parser.add_argument("--films", type=int, default=20000, help="synthetic films of the larger KG")
+    parser.add_argument("--batches", type=int, default=50)
+    parser.add_argument("--batch-size", type=int, default=20)
     parser.add_argument("--redis-db", type=int, default=15)
     parser.add_argument("--skip-celery", action="store_true")
     args = parser.parse_args()
@@ -259,14 +268,19 @@ def main() -> None:
         print("\n| KG | triples | full rebuild p50 (s) | update→answerable p50 / p95 (s) | texts embedded per change "
               "| full / p50 |")  # fmt: skip
         print("|---|---:|---:|---:|---:|---:|")
+        breakdown = {}
         for name, source in sources.items():
             full = full_rebuild(source, workdir, args.repeat)
-            seconds, embedded, triples = update_to_answerable(source, workdir, args.changes)
+            seconds, embedded, triples, breakdown[name] = update_to_answerable(source, workdir, args.changes)
             print(
                 f"| {name} | {triples:,} | {statistics.median(full):.2f} | "
                 f"{statistics.median(seconds):.2f} / {_p(seconds, 0.95):.2f} | "
                 f"{statistics.median(embedded):.0f} | {statistics.median(full) / statistics.median(seconds):.1f}x |"
             )
+        print("\n| KG | incremental build stages, median s: " + " / ".join(STAGES) + " |")
+        print("|---|---:|")
+        for name, stages in breakdown.items():
+            print(f"| {name} | " + " / ".join(f"{statistics.median(v):.2f}" for v in stages.values()) + " |")
         if not args.skip_celery:
             rates = ask_batch_throughput(workdir, args.redis_db, args.batches, args.batch_size)
             print("\n| ask_batch workers | questions/s | vs 1 worker |")
