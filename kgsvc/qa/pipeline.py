@@ -41,10 +41,11 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.errors import LLMError, MatchError
+from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
 from kgsvc.qa.candidates import CandidatePattern, candidate_pattern, enumerate_candidates, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
-from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
+from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, fold
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -125,6 +126,7 @@ class QAOptions:
     hop_penalty: float = 0.1
     vote_temperature: float = 0.02
     node_reuse: bool = True
+    w_align: float = 1.0
 
     @classmethod
     def from_kwargs(cls, **options: Any) -> QAOptions:
@@ -182,6 +184,7 @@ class QuestionAnswerer:
     options: QAOptions = field(default_factory=QAOptions)
     _linker: EntityLinker | None = field(default=None, repr=False)
     _text_vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
+    _lexicon: RelationLexicon | None = field(default=None, repr=False)
 
     # -- setup ---------------------------------------------------------------------------------------------------
 
@@ -197,6 +200,18 @@ class QuestionAnswerer:
                 common_rate=rate,
             )
         return self._linker
+
+    @property
+    def lexicon(self) -> RelationLexicon | None:
+        """The word ↔ relation-step lexicon learned from the exemplars (built once); ``None`` without exemplars."""
+        if self._lexicon is None and self.exemplars is not None and len(self.exemplars):
+            pairs = []
+            for e, sig in zip(self.exemplars.exemplars, self.exemplars.signatures, strict=True):
+                if sig is not None:
+                    tokens, masks = question_tokens(e.masked())
+                    pairs.append(([tokens[i] for i, _ in reading_order(tokens, masks)], sig))
+            self._lexicon = RelationLexicon.train(pairs)
+        return self._lexicon
 
     def _vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         missing = [t for t in dict.fromkeys(texts) if t not in self._text_vectors]
@@ -358,8 +373,9 @@ class QuestionAnswerer:
                 if voted is not None:
                     votes[voted] = votes.get(voted, 0.0) + w / total
         n_spans = len(spans)
+        aligned = self._alignment(masked, [sig for (sig, _), _ in items])
         priors = []
-        for sig, used in (key for key, _ in items):
+        for (sig, used), a in zip((key for key, _ in items), aligned, strict=True):
             vote = votes.get(sig)
             if vote is None:  # partial credit: the voted signature's last steps (what is asked) agree
                 vote = 0.5 * max((v * _suffix_share(sig, s) for s, v in votes.items()), default=0.0)
@@ -367,7 +383,7 @@ class QuestionAnswerer:
             mention_score = sum(spans[m].score for m in set(used)) / n_spans
             hops = sum(len(p) for p in sig) - len(sig)
             penalty = opts.hop_penalty if not votes else opts.hop_penalty / 5
-            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops)
+            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops + opts.w_align * a)
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         top = order[: opts.embed_top]
         texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
@@ -378,6 +394,25 @@ class QuestionAnswerer:
             ranked.append(_Ranked(c, sig, priors[i] + opts.w_sim * float(sim), text))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
+
+    def _alignment(self, masked: str, signatures: Sequence[Signature]) -> npt.NDArray[np.float64]:
+        """Posterior ``P(signature | question)`` under the order-aware lexicon (:mod:`kgsvc.qa.align`); zeros without one.
+
+        A conjunction's branches are scored as one step sequence, in the better of the two branch orders.
+        """
+        lexicon = self.lexicon
+        if lexicon is None or not signatures:
+            return np.zeros(len(signatures), np.float64)
+        tokens, masks = question_tokens(masked)
+        phrases = {" ".join(fold(label).split()) for label in self.graph.relation_labels}
+        words = [(tokens[i], g) for i, g in reading_order(tokens, masks, phrases=phrases)]
+        score = lexicon.scorer(words)
+        scores = np.empty(len(signatures), np.float64)
+        for i, sig in enumerate(signatures):
+            orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
+            scores[i] = max(score([s for path in o for s in path]) for o in orders)
+        weights = np.exp(scores - scores.max())
+        return weights / weights.sum()
 
     def _grounded_pattern(self, question: str, spans: Sequence[LinkedSpan], opts: QAOptions) -> _Chosen | None:
         ranked = self.rank_candidates(question, spans, opts)
