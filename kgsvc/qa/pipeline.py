@@ -8,9 +8,12 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
 
    * ``grounded`` (default, GraphRAFT §4.2): the relation paths (1–3 hops) and two-entity conjunctions that
      exist around the linked nodes are enumerated on the snapshot (:mod:`kgsvc.qa.candidates`) and ranked by
-     ``score = vote + w_sim · cos(masked question, verbalised candidate)``, where ``vote`` is the similarity-
-     weighted share of the ≤ 12 nearest exemplars (:mod:`kgsvc.qa.exemplars`) whose pattern signature equals the
-     candidate's. With ``llm_choice`` the LLM picks among the top candidates by constrained choice.
+     ``score = vote + w_align · align + w_sim · cos(masked question, verbalised candidate)`` (plus small coverage
+     and hop terms), where ``vote`` is the similarity-weighted share of the ≤ 12 nearest exemplars
+     (:mod:`kgsvc.qa.exemplars`) whose pattern signature equals the candidate's, and ``align`` the candidate's
+     posterior given an order-aware alignment of its relation steps with the question's words in genitive
+     reading order (:mod:`kgsvc.qa.align`; vote and cosine ignore word order), with the vote as prior. With
+     ``llm_choice`` the LLM picks among the top candidates by constrained choice.
    * ``pattern`` (SimGRAG §4.1 with GraphRAFT's constraints): the LLM writes the pattern as JSON under a schema
      built for this question — relations only from the dataset's vocabulary, constants only from linked
      mentions, variables ``?x1..?x3`` and ``?answer``. The grounded strategy is its fallback
@@ -108,6 +111,12 @@ class QAOptions:
         Score taken off per hop beyond the first of each branch (a fifth of it when exemplars vote).
     embed_top : int
         Only this many candidates (best by exemplar vote, then fewer hops) get the similarity term.
+    w_align : float
+        Weight of the order-aware alignment posterior (:mod:`kgsvc.qa.align`); 0 turns it off.
+    align_vote_floor : float
+        The alignment posterior uses the exemplar vote as its prior, ``log(vote + align_vote_floor)`` (0: a uniform
+        prior): order-blind votes still separate relations that the lexicon confuses. Measured the same for
+        0.01–0.05 (docs/benchmarks.md).
     """
 
     strategy: Strategy = "grounded"
@@ -127,6 +136,7 @@ class QAOptions:
     vote_temperature: float = 0.02
     node_reuse: bool = True
     w_align: float = 1.0
+    align_vote_floor: float = 0.05
 
     @classmethod
     def from_kwargs(cls, **options: Any) -> QAOptions:
@@ -373,12 +383,17 @@ class QuestionAnswerer:
                 if voted is not None:
                     votes[voted] = votes.get(voted, 0.0) + w / total
         n_spans = len(spans)
-        aligned = self._alignment(masked, [sig for (sig, _), _ in items])
-        priors = []
-        for (sig, used), a in zip((key for key, _ in items), aligned, strict=True):
+        item_votes = []
+        for sig, _ in (key for key, _ in items):
             vote = votes.get(sig)
             if vote is None:  # partial credit: the voted signature's last steps (what is asked) agree
                 vote = 0.5 * max((v * _suffix_share(sig, s) for s, v in votes.items()), default=0.0)
+            item_votes.append(vote)
+        prior = np.log(np.asarray(item_votes) + opts.align_vote_floor) if opts.align_vote_floor > 0 and votes else None
+        signatures = [sig for (sig, _), _ in items]
+        aligned = self._alignment(masked, signatures, prior) if opts.w_align else np.zeros(len(items), np.float64)
+        priors = []
+        for (sig, used), vote, a in zip((key for key, _ in items), item_votes, aligned, strict=True):
             coverage = len(set(used)) / n_spans
             mention_score = sum(spans[m].score for m in set(used)) / n_spans
             hops = sum(len(p) for p in sig) - len(sig)
@@ -395,10 +410,21 @@ class QuestionAnswerer:
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
 
-    def _alignment(self, masked: str, signatures: Sequence[Signature]) -> npt.NDArray[np.float64]:
-        """Posterior ``P(signature | question)`` under the order-aware lexicon (:mod:`kgsvc.qa.align`); zeros without one.
+    def _alignment(
+        self,
+        masked: str,
+        signatures: Sequence[Signature],
+        log_prior: npt.NDArray[np.float64] | None = None,
+    ) -> npt.NDArray[np.float64]:
+        """Posterior ``P(signature | question)`` under the order-aware lexicon (:mod:`kgsvc.qa.align`).
 
-        A conjunction's branches are scored as one step sequence, in the better of the two branch orders.
+        The softmax over the question's candidates of the alignment log-likelihood plus ``log_prior`` (uniform when
+        ``None``); zeros without exemplars. A conjunction's branches are scored as one step sequence, in the better
+        of the two branch orders.
+
+        Notes
+        -----
+        O(candidates · words · hops²) time; each distinct step path is aligned once per question.
         """
         lexicon = self.lexicon
         if lexicon is None or not signatures:
@@ -411,8 +437,11 @@ class QuestionAnswerer:
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
             scores[i] = max(score([s for path in o for s in path]) for o in orders)
+        if log_prior is not None:
+            scores = scores + log_prior
         weights = np.exp(scores - scores.max())
-        return weights / weights.sum()
+        posterior: npt.NDArray[np.float64] = weights / weights.sum()
+        return posterior
 
     def _grounded_pattern(self, question: str, spans: Sequence[LinkedSpan], opts: QAOptions) -> _Chosen | None:
         ranked = self.rank_candidates(question, spans, opts)
