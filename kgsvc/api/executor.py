@@ -27,6 +27,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -109,9 +110,7 @@ class ThreadExecutor(Executor):
 
 
 def _remaining(job: QueryJob, seconds: float) -> QueryJob:
-    data = job.to_dict()
-    data["timeout_s"] = max(seconds, 0.001)
-    return QueryJob.from_dict(data)
+    return dataclasses.replace(job, timeout_s=max(seconds, 0.001))
 
 
 class _Worker:

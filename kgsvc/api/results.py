@@ -18,7 +18,7 @@ import io
 import time
 import traceback
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import IO, Any, cast
 
 from kgsvc.errors import QueryError, StoreError
@@ -54,7 +54,8 @@ class QueryJob:
     union: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # by hand: dataclasses.asdict deep-copies, and this runs on every request
+        return {f: getattr(self, f) for f in _JOB_FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> QueryJob:
@@ -62,6 +63,9 @@ class QueryJob:
             if data.get(key) is not None:
                 data[key] = tuple(data[key])
         return cls(**data)
+
+
+_JOB_FIELDS = tuple(f.name for f in fields(QueryJob))
 
 
 class _Stop(Exception):
