@@ -28,7 +28,10 @@ L2-normalised embeddings (``sqrt(2 - 2 cos)``), SimGRAG's (arXiv 2412.15272, Eq.
 ``node_candidates(x, k)`` searches the top-``k`` label *texts*, expands each to all nodes carrying it, orders
 the nodes by (fixed-point distance, node id) — the order of :class:`kgsvc.retrieval.candidates.CandidateSet` —
 and keeps the first ``k``; so when many nodes share one label, the entities (smaller ids) win, deterministically.
-The vector search is HNSW (approximate) in the embedded backend; exact below ``FULL_SCAN_THRESHOLD_KB``.
+The vector search is exact (:func:`kgsvc.index.exact.exact_search` over the version's ``*_vectors.npy``,
+memory-mapped) when a collection holds at most :data:`EXACT_MAX_VALUES` floats or ``k`` is at least
+1/:data:`EXACT_MIN_SHARE` of it; otherwise HNSW (approximate) in Qdrant. Versions built before the embeddings
+were kept beside the collections always use Qdrant.
 """
 
 from __future__ import annotations
@@ -46,13 +49,21 @@ from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_
 from kgsvc.index.build import FORMAT, MANIFEST, vector_index_for
 from kgsvc.index.embed import Embedder
+from kgsvc.index.exact import exact_search
 from kgsvc.index.snapshot import GraphSnapshot
-from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, VectorIndex
+from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, Hits, VectorIndex
 from kgsvc.retrieval.candidates import CandidateSet, candidate_set
 from kgsvc.retrieval.gsd import quantize
 from kgsvc.settings import Settings
 
 __all__ = ["DatasetIndex", "TextLabels", "load_index", "open_index"]
+
+#: Collections of at most this many float32 values (texts x dimension; 128 MB) are scanned exactly: ~2-4 ms a
+#: query for 43k MetaQA labels, recall 1 (docs/benchmarks.md, "Vectors").
+EXACT_MAX_VALUES = 32_000_000
+#: Larger collections are scanned exactly too when k is at least 1/EXACT_MIN_SHARE of their points (HNSW then
+#: needs ef >= k and is slower than the scan).
+EXACT_MIN_SHARE = 16
 
 
 class TextLabels(Sequence[str]):
@@ -101,6 +112,7 @@ class DatasetIndex:
     _text_nodes_indptr: npt.NDArray[np.int64] = field(repr=False)
     _text_nodes: npt.NDArray[np.integer[Any]] = field(repr=False)
     label_literals: npt.NDArray[np.bool_] = field(repr=False)
+    embeddings: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _text_relations_indptr: npt.NDArray[np.int64] = field(init=False, repr=False)
     _text_relations: npt.NDArray[np.int64] = field(init=False, repr=False)
 
@@ -155,11 +167,19 @@ class DatasetIndex:
 
     def search_node_texts(self, vectors: npt.ArrayLike, k: int) -> list[list[tuple[int, float]]]:
         """Top-``k`` node label texts per query row: ``[(text id, L2), …]`` ascending, ties by id."""
-        return self.vectors.search(NODE_LABELS, vectors, k)
+        return self._search(NODE_LABELS, vectors, k)
 
     def search_relation_texts(self, vectors: npt.ArrayLike, k: int) -> list[list[tuple[int, float]]]:
         """Top-``k`` relation label texts per query row, as :meth:`search_node_texts`."""
-        return self.vectors.search(RELATION_LABELS, vectors, k)
+        return self._search(RELATION_LABELS, vectors, k)
+
+    def _search(self, collection: str, vectors: npt.ArrayLike, k: int) -> Hits:
+        """Exact or HNSW search of ``collection`` (module docstring)."""
+        matrix = self.embeddings.get(collection)
+        if matrix is None or (matrix.size > EXACT_MAX_VALUES and k * EXACT_MIN_SHARE < matrix.shape[0]):
+            return self.vectors.search(collection, vectors, k)
+        rows = np.asarray(vectors, dtype=np.float32)
+        return exact_search(matrix, rows[None, :] if rows.ndim == 1 else rows, k)
 
     def node_candidates(self, query: str | npt.ArrayLike, k: int, *, label_literals: bool = True) -> CandidateSet:
         """The ``k`` nodes nearest to ``query`` (a text, or one embedding row) by L2 of their label vectors.
@@ -205,7 +225,7 @@ class DatasetIndex:
             raise ValueError(f"expected one query vector, got shape {rows.shape}")
         texts = k
         while True:
-            hits = self.vectors.search(collection, rows, texts)[0]
+            hits = self._search(collection, rows, texts)[0]
             ids = [expand(text_id) for text_id, _ in hits]
             dists = [np.full(m.shape[0], d, dtype=np.float64) for m, (_, d) in zip(ids, hits, strict=True)]
             all_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
@@ -275,6 +295,11 @@ def load_index(
             version=version,
         ) from exc
     snapshot = GraphSnapshot.load(folder / "snapshot", mmap=True)
+    embeddings = {}
+    for collection, kind in ((NODE_LABELS, "node"), (RELATION_LABELS, "relation")):
+        path = folder / f"{kind}_vectors.npy"
+        if path.exists():
+            embeddings[collection] = np.load(path, mmap_mode="r", allow_pickle=False)
     return DatasetIndex(
         dataset=dataset,
         version=version,
@@ -292,6 +317,7 @@ def load_index(
         _text_nodes_indptr=arrays["text_nodes_indptr"],
         _text_nodes=arrays["text_nodes"],
         label_literals=arrays["label_literals"],
+        embeddings=embeddings,
     )
 
 

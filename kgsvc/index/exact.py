@@ -1,0 +1,54 @@
+"""Exact k-nearest-neighbour search over L2-normalised rows, with numpy (no index structure).
+
+:func:`exact_search` is what :class:`kgsvc.index.dataset_index.DatasetIndex` uses instead of HNSW when a
+collection is small enough to scan, or when ``k`` is a large share of it: on the 42,797 MetaQA entity labels an
+exact scan costs ~2–4 ms a query, while HNSW at SimGRAG's k(n) = 16384 needs ``ef ≥ k`` to keep recall ≥ 0.99 and
+then costs ~40 ms (``bench/vectors.py recall``, docs/benchmarks.md). Results are exact, so recall is 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["exact_search"]
+
+
+def exact_search(
+    matrix: npt.NDArray[np.float32], queries: npt.NDArray[np.float32], k: int
+) -> list[list[tuple[int, float]]]:
+    """The ``k`` rows of ``matrix`` nearest to each query row by L2: ``[(row id, distance), …]`` per query,
+    ascending by distance, ties by row id (the order of :meth:`kgsvc.index.vectors.VectorIndex.search`).
+
+    Both arrays hold L2-normalised rows, so ranking by cosine is ranking by L2; the rows within float32 rounding of
+    the k-th best cosine are re-ranked by their true L2 distance (float64), ties by id, so the result is exact and
+    deterministic.
+
+    Complexity: O(q · n · d) for q queries over n rows of dimension d (one matrix product), plus O(q · n) for the
+    selection; memory O(q · n).
+
+    >>> m = np.eye(3, dtype=np.float32)
+    >>> [[(i, round(d, 3)) for i, d in hits] for hits in exact_search(m, m[[1]], 2)]
+    [[(1, 0.0), (0, 1.414)]]
+    """
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    n = matrix.shape[0]
+    if n == 0:
+        return [[] for _ in range(queries.shape[0])]
+    k = min(k, n)
+    queries = np.asarray(queries, dtype=np.float32)
+    scores = queries @ np.asarray(matrix, dtype=np.float32).T
+    results = []
+    for query, row in zip(queries, scores, strict=True):
+        # select by cosine (the same order for unit rows), with a margin for float32 rounding, then rank the
+        # few selected rows by their true L2 in float64 (sqrt(2 - 2 cos) loses all precision near 0)
+        kth = np.partition(row, n - k)[n - k]
+        ids = np.flatnonzero(row >= kth - _MARGIN)
+        distances = np.linalg.norm(np.asarray(matrix[ids], dtype=np.float64) - query.astype(np.float64), axis=1)
+        order = np.lexsort((ids, distances))[:k]
+        results.append([(int(ids[i]), float(distances[i])) for i in order])
+    return results
+
+
+_MARGIN = 1e-5  # float32 dot products of unit rows of dimension <= 4096 are off by far less
