@@ -45,9 +45,13 @@ def build_index(kg: KG, *, dataset: str, store_version: int | None = None) -> in
     """Bring the dataset's indexes up to date with its data; returns the current index version.
 
     Does nothing when the newest complete version already covers ``store_version`` (or the dataset's current
-    data version when ``None``) — so duplicate events and retries are cheap.
+    data version when ``None``) — so duplicate events and retries are cheap. With ``Settings.gnn_train`` it then
+    queues the GNN training of that version (:meth:`KG.submit_train_gnn`, which skips a version already trained).
     """
-    return kg.build_index(dataset, store_version=store_version)
+    version = kg.build_index(dataset, store_version=store_version)
+    if version is not None and kg.settings.gnn_train:
+        kg.submit_train_gnn(dataset, version=version)
+    return version
 
 
 def ask_batch(

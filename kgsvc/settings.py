@@ -16,7 +16,7 @@ The distributed mode is chosen by setting ``KGSVC_STORE_URL`` (a SPARQL 1.1 stor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -50,6 +50,14 @@ class Settings(BaseSettings):
     )
     auto_index: bool = Field(
         default=True, description="Rebuild a dataset's indexes (as a kgsvc.build_index job) after every change."
+    )
+    gnn_train: bool = Field(
+        default=False,
+        description="After each index build, train the GNN link predictor on its snapshot (a kgsvc.train_gnn job); "
+        "KG.ask(..., infer=True) then proposes missing edges.",
+    )
+    gnn_options: dict[str, Any] = Field(
+        default_factory=dict, description='GNNConfig fields for those trainings (JSON), e.g. {"epochs": 50}.'
     )
     llm_backend: Literal["transformers", "openai", "none"] = "transformers"
     llm_model: str | None = Field(default=None, description="LLM path (transformers) or model name (openai).")

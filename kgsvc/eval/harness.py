@@ -50,9 +50,7 @@ log = logging.getLogger(__name__)
 BENCHMARKS: dict[str, dict[str, tuple[Callable[[], list[tuple[str, str, str]]], Callable[[], list[data.Question]]]]] = {
     "metaqa": {f"{h}-hop": (data.metaqa_kb, functools.partial(data.metaqa_questions, h)) for h in (1, 2, 3)},
     "pq": {f"{h}H": (functools.partial(data.pq_kb, h), functools.partial(data.pq_questions, h)) for h in (2, 3)},
-    "wc2014": {
-        k: (data.wc2014_kb, functools.partial(data.wc2014_questions, k)) for k in ("1hop", "2hop", "conj")
-    },
+    "wc2014": {k: (data.wc2014_kb, functools.partial(data.wc2014_questions, k)) for k in ("1hop", "2hop", "conj")},
 }
 _STAGES = ("link", "pattern", "match", "answer", "total")
 

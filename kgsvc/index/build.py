@@ -15,6 +15,8 @@
     node_vectors.npy         float32 (node texts x dimension), the embeddings the collections were filled from
     relation_vectors.npy     float32 (relation texts x dimension)
     snapshot/                kgsvc.index.snapshot.GraphSnapshot
+    gnn/                     the GNN link predictor trained on snapshot/ (kgsvc.gnn.artifacts), written later by
+                             the ``train_gnn`` job when Settings.gnn_train is on; absent until then
     vectors/                 Qdrant Edge shards (embedded); with Settings.qdrant_url the collections live on
                              the server as ``kgsvc_D_vN_<collection>`` and the manifest says so
 
@@ -57,13 +59,22 @@ from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, S
 from kgsvc.settings import Settings
 from kgsvc.store import Store
 
-__all__ = ["FORMAT", "MANIFEST", "build_index", "delete_version_files", "remove_dataset_indexes", "vector_index_for"]
+__all__ = [
+    "FORMAT",
+    "GNN_FOLDER",
+    "MANIFEST",
+    "build_index",
+    "delete_version_files",
+    "remove_dataset_indexes",
+    "vector_index_for",
+]
 
 log = logging.getLogger(__name__)
 
 FORMAT = "kgsvc-dataset-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+GNN_FOLDER = "gnn"
 
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()

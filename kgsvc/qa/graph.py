@@ -28,6 +28,7 @@ from urllib.parse import quote
 import numpy as np
 import numpy.typing as npt
 
+from kgsvc.gnn.predict import LinkPredictor
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.result import Term
@@ -115,6 +116,7 @@ class QAGraph:
     embed: Embed
     name: str = ""
     search_nodes: Search | None = None
+    predictor: LinkPredictor | None = None  # the GNN trained on this snapshot, for inferred edges (issue 7)
     _relation_vectors: npt.NDArray[np.float32] | None = field(default=None, repr=False)
 
     @classmethod

@@ -26,6 +26,14 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
    first rank). The text names them (template); with ``verbalise`` and an LLM the text is generated under a
    regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with constrained output).
 
+**Inferred edges** (issue 7; ``infer=True``, off by default): when the graph has a GNN link predictor
+(:mod:`kgsvc.gnn.predict`, trained on this snapshot), each linked node also gets one-hop candidates for the
+relations it has *no* stored edge of, where the predictor proposes tails with calibrated probability
+≥ ``infer_threshold``; they are ranked with the others. When one is chosen, its evidence is the proposed edges,
+marked ``inferred`` with their probability, at ``GSD = infer_penalty · (1 − probability)`` (a stored one-hop match
+of a known relation has GSD 0), and the answers say they rest on inferred edges. Stored evidence is never mixed
+with inferred evidence in one answer.
+
 Every failure is an honest :class:`~kgsvc.qa.result.Answer` with ``grounded=False``, the ``failed_stage`` and
 the reason: no linkable mention, a mention matching no entity of the dataset, no pattern, no match.
 """
@@ -44,8 +52,10 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.errors import LLMError, MatchError
+from kgsvc.gnn.predict import Prediction
+from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
-from kgsvc.qa.candidates import CandidatePattern, candidate_pattern, enumerate_candidates, verbalise
+from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, enumerate_candidates, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, fold
@@ -117,6 +127,14 @@ class QAOptions:
         The alignment posterior uses the exemplar vote as its prior, ``log(vote + align_vote_floor)`` (0: a uniform
         prior): order-blind votes still separate relations that the lexicon confuses. Measured the same for
         0.01–0.05 (docs/benchmarks.md).
+    infer : bool
+        Also propose one-hop candidates on edges the GNN predicts (module docstring); needs a trained predictor.
+    infer_threshold : float
+        Least calibrated probability of a proposed edge.
+    infer_k : int
+        Proposed tails kept per (node, relation).
+    infer_penalty : float
+        GSD of an inferred edge is ``infer_penalty · (1 − probability)``.
     """
 
     strategy: Strategy = "grounded"
@@ -137,6 +155,10 @@ class QAOptions:
     node_reuse: bool = True
     w_align: float = 1.0
     align_vote_floor: float = 0.05
+    infer: bool = False
+    infer_threshold: float = 0.5
+    infer_k: int = 5
+    infer_penalty: float = 1.0
 
     @classmethod
     def from_kwargs(cls, **options: Any) -> QAOptions:
@@ -166,6 +188,7 @@ class _Chosen:
     source: Literal["llm", "candidate", "baseline"]
     score: float | None
     signature: Signature | None = None
+    candidate: CandidatePattern | None = None
 
 
 @dataclass
@@ -271,8 +294,10 @@ class QuestionAnswerer:
                 strategy = "pattern+fallback"
         elif opts.strategy == "pattern":
             strategy = "pattern+fallback"
+        inferred: dict[CandidatePattern, list[Prediction]] = {}
         if chosen is None:
-            chosen = self._grounded_pattern(question, spans, opts)
+            inferred = self._inferred_candidates(spans, opts)
+            chosen = self._grounded_pattern(question, spans, opts, inferred)
         base["strategy"] = strategy
         timings["pattern"] = time.perf_counter() - t0
         if chosen is None:
@@ -284,6 +309,9 @@ class QuestionAnswerer:
         pattern_graph = self._pattern_graph(chosen, spans)
         base["pattern"] = pattern_graph
         base["sparql"] = pattern_graph.sparql
+        if chosen.candidate in inferred:
+            timings["match"] = time.perf_counter() - t0
+            return self._inferred_answer(question, base, timings, started, chosen, inferred[chosen.candidate], opts)
         try:
             result = top_k_subgraphs(
                 self.graph.snapshot,
@@ -355,17 +383,25 @@ class QuestionAnswerer:
 
     # -- pattern: grounded candidates ----------------------------------------------------------------------------
 
-    def rank_candidates(self, question: str, spans: Sequence[LinkedSpan], opts: QAOptions) -> list[_Ranked]:
-        """The grounded candidates around the linked nodes, best first (module docstring, step 2)."""
+    def rank_candidates(
+        self,
+        question: str,
+        spans: Sequence[LinkedSpan],
+        opts: QAOptions,
+        extra: Sequence[CandidatePattern] = (),
+    ) -> list[_Ranked]:
+        """The grounded candidates around the linked nodes, and ``extra`` ones (inferred), best first (module
+        docstring, step 2)."""
         anchors = [(i, n) for i, s in enumerate(spans) for n, _, _ in s.nodes[: opts.nodes_per_mention]]
         enumeration = enumerate_candidates(self.graph.snapshot, anchors, max_hops=opts.max_hops)
-        if not enumeration.candidates:
+        candidates = [*enumeration.candidates, *extra]
+        if not candidates:
             return []
         keys = [relation_key(label) for label in self.graph.relation_labels]
         masked = mask_question(question, [(s.start, s.end) for s in spans])
         # one candidate per (signature, mentions): anchors of one mention are merged in the match step
         best: dict[tuple[Signature, tuple[int, ...]], CandidatePattern] = {}
-        for c in enumeration.candidates:
+        for c in candidates:
             sig = c.signature(keys)
             key = (sig, tuple(b.mention for b in c.branches))
             if key not in best:
@@ -443,8 +479,95 @@ class QuestionAnswerer:
         posterior: npt.NDArray[np.float64] = weights / weights.sum()
         return posterior
 
-    def _grounded_pattern(self, question: str, spans: Sequence[LinkedSpan], opts: QAOptions) -> _Chosen | None:
-        ranked = self.rank_candidates(question, spans, opts)
+    def _inferred_candidates(
+        self, spans: Sequence[LinkedSpan], opts: QAOptions
+    ) -> dict[CandidatePattern, list[Prediction]]:
+        """One-hop candidates on predicted edges: for the best node of each mention, every (non-label) relation it
+        has no stored outgoing edge of, where the predictor proposes tails (module docstring).
+
+        O(mentions · relations · n · d) for n nodes of embedding width d.
+        """
+        predictor = self.graph.predictor
+        if not opts.infer or predictor is None:
+            return {}
+        snapshot = self.graph.snapshot
+        labelling = {j for j, term in enumerate(self.graph.relation_terms) if term.strip("<>") in LABEL_PREDICATES}
+        found: dict[CandidatePattern, list[Prediction]] = {}
+        for mention, span in enumerate(spans):
+            if not span.nodes:
+                continue
+            anchor = span.nodes[0][0]
+            for relation in range(snapshot.n_relations):
+                if relation in labelling:
+                    continue
+                start, stop = snapshot.relation_range(anchor, relation)
+                if np.asarray(snapshot.outgoing[start:stop]).any():
+                    continue  # stored edges of this relation: exact matching covers it
+                predictions = predictor.top_tails(anchor, relation, k=opts.infer_k, threshold=opts.infer_threshold)
+                if predictions:
+                    step = ((relation, True),)
+                    found[CandidatePattern((Branch(mention, anchor, step),), len(predictions))] = predictions
+        return found
+
+    def _inferred_answer(
+        self,
+        question: str,
+        base: dict[str, Any],
+        timings: dict[str, float],
+        started: float,
+        chosen: _Chosen,
+        predictions: list[Prediction],
+        opts: QAOptions,
+    ) -> Answer:
+        """The answer read from predicted edges: one evidence subgraph per proposed tail (module docstring)."""
+        t0 = time.perf_counter()
+        g = self.graph
+        anchor_name = chosen.names[next(iter(chosen.anchors))]
+        evidence = []
+        for rank, p in enumerate(predictions, start=1):
+            head, relation, tail = g.node_term(p.head), g.relation_term(p.relation), g.node_term(p.tail)
+            triple = EvidenceTriple(
+                head=head,
+                relation=relation,
+                tail=tail,
+                edge_id=-1,
+                relation_distance=0.0,
+                inferred=True,
+                probability=round(p.probability, 6),
+            )
+            sparql = (
+                f"# inferred by the GNN (probability {p.probability:.3f}); not a stored triple\n"
+                f"ASK {{ <{head.value}> <{relation.value}> <{tail.value}> }}"
+            )
+            evidence.append(
+                Evidence(
+                    rank=rank,
+                    gsd=opts.infer_penalty * (1.0 - p.probability),
+                    triples=[triple],
+                    nodes=[
+                        EvidenceNode(variable=anchor_name, term=head, distance=0.0),
+                        EvidenceNode(variable="?answer", term=tail, distance=None),
+                    ],
+                    answer=tail,
+                    sparql=sparql,
+                )
+            )
+        answers = [
+            AnswerTerm(**e.answer.model_dump(), gsd=e.gsd, inferred=True) for e in evidence if e.answer is not None
+        ]
+        text = self._answer_text(question, answers, evidence, opts) + " (inferred: not stored in the graph)"
+        timings["answer"] = time.perf_counter() - t0
+        timings["total"] = time.perf_counter() - started
+        return Answer(**base, grounded=True, text=text, answers=answers, evidence=evidence, timings=timings)
+
+    def _grounded_pattern(
+        self,
+        question: str,
+        spans: Sequence[LinkedSpan],
+        opts: QAOptions,
+        inferred: dict[CandidatePattern, list[Prediction]] | None = None,
+    ) -> _Chosen | None:
+        ranked = self.rank_candidates(question, spans, opts, list(inferred or ()))
         if not ranked:
             return None
         pick = 0
@@ -471,7 +594,7 @@ class QuestionAnswerer:
         pattern, names = candidate_pattern(chosen.candidate, labels, self.graph.relation_labels)
         anchors = {i: b.mention for i, b in enumerate(chosen.candidate.branches)}
         source: Literal["candidate", "baseline"] = "candidate" if self.exemplars is not None else "baseline"
-        return _Chosen(pattern, names, anchors, source, chosen.score, chosen.signature)
+        return _Chosen(pattern, names, anchors, source, chosen.score, chosen.signature, chosen.candidate)
 
     # -- pattern: LLM under a per-question schema ----------------------------------------------------------------
 

@@ -55,6 +55,7 @@ class AnswerTerm(Term):
 
     gsd: float
     support: int = 1
+    inferred: bool = False  # every evidence subgraph binding it rests on an inferred (predicted) edge
 
 
 class LinkCandidate(_Model):
@@ -100,7 +101,11 @@ class PatternGraph(_Model):
 
 
 class EvidenceTriple(_Model):
-    """One KG triple of an evidence subgraph, in stored direction."""
+    """One KG triple of an evidence subgraph, in stored direction.
+
+    ``inferred`` marks an edge the GNN link predictor proposed (not stored; ``edge_id`` -1), with its calibrated
+    ``probability`` (:mod:`kgsvc.gnn.predict`).
+    """
 
     head: Term
     relation: Term
@@ -108,6 +113,7 @@ class EvidenceTriple(_Model):
     edge_id: int
     relation_distance: float | None
     inferred: bool = False
+    probability: float | None = None
 
 
 class EvidenceNode(_Model):

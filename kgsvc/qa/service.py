@@ -2,26 +2,42 @@
 
 :func:`answerer_for` adapts the dataset's current index (``KG.index``) to a :class:`~kgsvc.qa.graph.QAGraph`,
 loads the dataset's exemplars from ``<data_dir>/exemplars/<dataset>.jsonl`` when that file exists (JSON lines,
-:func:`kgsvc.qa.exemplars.read_exemplars`), and keeps the answerer until a newer index version is current.
-The LLM (``open_llm(settings)``) is opened only when an option needs it (``strategy="pattern"``,
-``llm_choice``, ``verbalise``), once per KG.
+:func:`kgsvc.qa.exemplars.read_exemplars`), attaches the version's GNN link predictor (``<version>/gnn/``, used
+with ``infer=True``) once one is trained, and keeps the answerer until a newer index version is current or the
+GNN is (re)trained. The LLM (``open_llm(settings)``) is opened only when an option needs it
+(``strategy="pattern"``, ``llm_choice``, ``verbalise``), once per KG.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
+from pathlib import Path
 from typing import Any
 
+from kgsvc.errors import IndexError_
+from kgsvc.gnn import artifacts
+from kgsvc.gnn.predict import LinkPredictor
+from kgsvc.index.build import GNN_FOLDER
 from kgsvc.qa.exemplars import ExemplarSet, read_exemplars
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer
 
 __all__ = ["answerer_for", "needs_llm"]
 
+log = logging.getLogger(__name__)
+
 _LOCK = threading.Lock()
-_CACHE: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, QuestionAnswerer]]] = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Any, dict[str, tuple[Any, QuestionAnswerer]]] = weakref.WeakKeyDictionary()
 _LLMS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def _stamp(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def needs_llm(options: QAOptions) -> bool:
@@ -40,16 +56,23 @@ def answerer_for(kg: Any, dataset: str, options: QAOptions) -> QuestionAnswerer:
         When the dataset has no complete index version yet (build it with ``KG.build_index``).
     """
     index = kg.index(dataset)
+    model = index.path / GNN_FOLDER
+    key = (index.version, _stamp(model / artifacts.METRICS))  # a GNN trained later for this version counts
     with _LOCK:
         per_kg = _CACHE.setdefault(kg, {})
         cached = per_kg.get(dataset)
-        if cached is None or cached[0] != index.version:
+        if cached is None or cached[0] != key:
             exemplars = None
             path = kg.settings.data_dir / "exemplars" / f"{dataset}.jsonl"
             if path.exists():
                 exemplars = ExemplarSet.build(read_exemplars(path), index.embedder.encode)
             graph = QAGraph.from_index(index, name=dataset)
-            cached = (index.version, QuestionAnswerer(graph, exemplars=exemplars))
+            if key[1] is not None:
+                try:
+                    graph.predictor = LinkPredictor.load(model, index.snapshot)
+                except IndexError_:
+                    log.warning("the GNN of %s v%d cannot be used", dataset, index.version, exc_info=True)
+            cached = (key, QuestionAnswerer(graph, exemplars=exemplars))
             per_kg[dataset] = cached
         answerer = cached[1]
         if needs_llm(options) and answerer.llm is None:

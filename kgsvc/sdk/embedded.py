@@ -22,7 +22,8 @@ from kgsvc.catalog import Catalog, DatasetChanged
 from kgsvc.db import open_database
 from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
 from kgsvc.errors import DatasetError
-from kgsvc.index.build import build_index, remove_dataset_indexes
+from kgsvc.gnn import artifacts
+from kgsvc.index.build import GNN_FOLDER, build_index, remove_dataset_indexes
 from kgsvc.index.dataset_index import DatasetIndex, open_index
 from kgsvc.ingest import load_file
 from kgsvc.qa.pipeline import QAOptions
@@ -196,6 +197,29 @@ class KG:
         job_id = self.catalog.create_job("ask_batch", dataset=dataset, params={"questions": len(questions)})
         self.dispatcher.submit(
             "kgsvc.ask_batch", job_id=job_id, dataset=dataset, questions=questions, options=options or None
+        )
+        return self.catalog.job(job_id)
+
+    def submit_train_gnn(self, dataset: str, *, version: int | None = None) -> JobInfo | None:
+        """Queue the GNN training of an index version (default: the current one) and return its job, or ``None``
+        when that version already has a trained model.
+
+        The model is written to the version's ``gnn/`` folder (:mod:`kgsvc.index.build`) with
+        ``Settings.gnn_options``; ``ask(..., infer=True)`` uses it once the job has succeeded. Raises
+        ``DatasetError`` if the dataset is unknown, ``IndexError_`` if it has no complete index version.
+        """
+        if version is None:
+            version = self.index(dataset).version
+        folder = self.catalog.index_path(dataset, version)
+        if (folder / GNN_FOLDER / artifacts.METRICS).exists():
+            return None
+        job_id = self.catalog.create_job("train_gnn", dataset=dataset, params={"index_version": version})
+        self.dispatcher.submit(
+            "kgsvc.train_gnn",
+            job_id=job_id,
+            snapshot=str(folder / "snapshot"),
+            output=str(folder / GNN_FOLDER),
+            options=dict(self.settings.gnn_options) or None,
         )
         return self.catalog.job(job_id)
 

@@ -1,0 +1,70 @@
+"""Inferred edges end to end: the GNN trained by the workers after an index build proposes a missing edge, and
+``ask(..., infer=True)`` answers from it, marked as inferred (issue 7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import kgsvc
+from kgsvc.index.build import GNN_FOLDER
+from kgsvc.settings import Settings
+
+MISSING = "ex:film_Tokyo_Godfathers ex:directedBy ex:person_Satoshi_Kon ."
+GNN = {"dim": 32, "epochs": 40, "batch_size": 512, "valid_fraction": 0.1, "test_fraction": 0.1, "patience": 4}
+
+
+@pytest.fixture(scope="module")
+def incomplete(tmp_path_factory: pytest.TempPathFactory) -> kgsvc.KG:
+    """The sample without Tokyo Godfathers' director, loaded with auto-index and GNN training on."""
+    folder = tmp_path_factory.mktemp("inferred")
+    text = kgsvc.sample_path().read_text(encoding="utf-8")
+    assert MISSING in text
+    data = folder / "movies.ttl"
+    data.write_text(text.replace(MISSING, ""), encoding="utf-8")
+    settings = Settings(data_dir=folder / "data", auto_index=True, gnn_train=True, gnn_options=GNN)
+    kg = kgsvc.KG.open(settings=settings)
+    kg.load(data, dataset="movies")
+    kg.wait(600)  # the load's event queues the index build, which queues the GNN training
+    return kg
+
+
+def test_training_follows_the_index_build(incomplete: kgsvc.KG) -> None:
+    (job,) = [j for j in incomplete.jobs(dataset="movies") if j.kind == "train_gnn"]
+    assert job.state == "succeeded" and job.progress == 1.0, job
+    model = incomplete.index("movies").path / GNN_FOLDER
+    metrics = json.loads((model / "metrics.json").read_text())
+    assert metrics["calibration"] is not None
+    assert incomplete.submit_train_gnn("movies") is None  # this version is trained already
+
+
+def test_ask_uses_inferred_edges_only_when_asked(incomplete: kgsvc.KG) -> None:
+    question = "who directed Tokyo Godfathers"
+    plain = incomplete.ask(question, dataset="movies")
+    assert not any(t.inferred for e in plain.evidence for t in e.triples)
+    assert not any(a.inferred for a in plain.answers)
+
+    inferred = incomplete.ask(question, dataset="movies", infer=True, infer_threshold=0.0, infer_penalty=1.0)
+    assert inferred.grounded and inferred.evidence, inferred.reason
+    assert "inferred" in inferred.text
+    for evidence in inferred.evidence:
+        (triple,) = evidence.triples
+        assert triple.inferred and triple.edge_id == -1 and triple.probability is not None
+        assert triple.head.label == "Tokyo Godfathers" and triple.relation.label == "directed by"
+        assert evidence.gsd == pytest.approx(1.0 - triple.probability, abs=1e-6)
+        assert evidence.answer == triple.tail and "not a stored triple" in evidence.sparql
+    assert [e.gsd for e in inferred.evidence] == sorted(e.gsd for e in inferred.evidence)
+    assert all(a.inferred for a in inferred.answers)
+    # nothing is proposed above an impossible threshold: the stored readings answer as before
+    strict = incomplete.ask(question, dataset="movies", infer=True, infer_threshold=0.999999)
+    assert not any(t.inferred for e in strict.evidence for t in e.triples)
+
+
+def test_no_model_means_no_inferred_edges(tmp_path: Path) -> None:
+    with kgsvc.KG.open(settings=Settings(data_dir=tmp_path, auto_index=True)) as kg:
+        kg.load(kgsvc.sample_path(), dataset="movies")
+        kg.wait(120)
+        answer = kg.ask("who directed Tokyo Godfathers", dataset="movies", infer=True, infer_threshold=0.0)
+        assert answer.answers[0].label == "Satoshi Kon" and not answer.answers[0].inferred
