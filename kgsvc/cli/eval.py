@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -29,6 +30,17 @@ def eval_command(
     llm_choice: Annotated[
         bool, typer.Option(help="The bundled LLM chooses among the top grounded candidates.")
     ] = False,
+    drop: Annotated[
+        float, typer.Option(help="Share of the KB removed first (seeded); 0.5 is the MetaQA-half setting.")
+    ] = 0.0,
+    infer: Annotated[
+        bool,
+        typer.Option(
+            help="Answer with inferred edges too: a GNN is trained on the (reduced) KB once, kept under the "
+            "report folder, and used by ask(infer=True). Each split is then reported without and with them."
+        ),
+    ] = False,
+    epochs: Annotated[int, typer.Option(help="GNN training epochs (cap; early stopping) with --infer.")] = 20,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Folder for the reports (default: <data dir>/eval).", show_default=False),
@@ -38,6 +50,7 @@ def eval_command(
     import torch
 
     from kgsvc.eval.harness import run_eval, splits
+    from kgsvc.gnn.model import GNNConfig
     from kgsvc.qa.pipeline import QAOptions
     from kgsvc.settings import Settings
 
@@ -55,10 +68,26 @@ def eval_command(
             llm = open_llm(Settings())
         folder = out or Settings().data_dir / "eval"
         for name in names:
-            report = run_eval(benchmark, name, limit=limit, options=options, llm=llm)
-            md = report.write(folder)
-            console.print(report.markdown(), highlight=False)
-            console.print(f"(written: {md} and {md.with_suffix('.jsonl')})")
+            runs: list[tuple[QAOptions, Path | None]] = [(options, None)]
+            if infer:
+                trained = folder / f"gnn-{benchmark}-{name}-drop{round(100 * drop)}pct"
+                runs.append((dataclasses.replace(options, infer=True), trained))
+            for run_options, model in runs:
+                report = run_eval(
+                    benchmark,
+                    name,
+                    limit=limit,
+                    options=run_options,
+                    llm=llm,
+                    drop=drop,
+                    gnn=model,
+                    gnn_config=GNNConfig(epochs=epochs) if model else None,
+                )
+                md = report.write(folder)
+                console.print(report.markdown(), highlight=False)
+                if model:
+                    console.print(f"GNN: {model} (trained in {report.extra['gnn_train_s']} s this run)")
+                console.print(f"(written: {md} and {md.with_suffix('.jsonl')})")
     except (ValueError, TypeError, FileNotFoundError) as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(1) from None

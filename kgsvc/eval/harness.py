@@ -131,7 +131,10 @@ class EvalReport:
         """A short markdown report of :meth:`summary`."""
         s = self.summary()
         lines = [
-            f"### {self.benchmark} {self.split} (n = {s['n']}, {s['exemplars']} exemplars)",
+            f"### {self.benchmark} {self.split} (n = {s['n']}, {s['exemplars']} exemplars"
+            + (f", {100 * self.extra['drop']:g}% of the KB removed" if self.extra.get("drop") else "")
+            + (", inferred edges on" if self.options.get("infer") else "")
+            + ")",
             "",
             "| strict Hits@1 | lenient Hits@1 | ceiling |",
             "|---|---|---|",
@@ -149,7 +152,10 @@ class EvalReport:
     def write(self, folder: Path) -> Path:
         """Write ``<benchmark>-<split>.jsonl`` (one object per question) and ``.md``; returns the markdown path."""
         folder.mkdir(parents=True, exist_ok=True)
-        stem = folder / f"{self.benchmark}-{self.split}"
+        tag = (f"-drop{round(100 * self.extra['drop'])}pct" if self.extra.get("drop") else "") + (
+            "-infer" if self.options.get("infer") else ""
+        )
+        stem = folder / f"{self.benchmark}-{self.split}{tag}"
         with stem.with_suffix(".jsonl").open("w", encoding="utf-8") as handle:
             for r in self.results:
                 handle.write(json.dumps(r.__dict__, ensure_ascii=False) + "\n")
@@ -279,6 +285,9 @@ def run_eval(
     embed: Embed | None = None,
     options: QAOptions | None = None,
     progress: Callable[[int, int], None] | None = None,
+    drop: float = 0.0,
+    gnn: Path | None = None,
+    gnn_config: Any = None,
 ) -> EvalReport:
     """Evaluate the first ``limit`` questions of ``benchmark``/``split`` (module docstring).
 
@@ -295,6 +304,13 @@ def run_eval(
         Passed to the pipeline.
     embed : callable, optional
         The embedder; default the bundled MiniLM.
+    drop : float
+        Share of the KB's triples removed before anything is built (seeded, ``numpy.random.default_rng(0)``):
+        0.5 is the MetaQA-half setting of EmbedKGQA (Saxena et al. 2020) — an incomplete KG.
+    gnn : Path, optional
+        A GNN model folder for inferred edges (issue 7): trained on this (possibly reduced) graph with
+        ``gnn_config`` (a :class:`kgsvc.gnn.model.GNNConfig`) when it holds no model yet, then attached as the
+        graph's predictor; ask with ``options.infer`` to use it.
 
     Raises
     ------
@@ -308,9 +324,26 @@ def run_eval(
     started = time.perf_counter()
     embed = embed or load_embedder()
     load_kb, load_questions = BENCHMARKS[benchmark][split]
+    kb = load_kb()
+    if drop:
+        if not 0.0 < drop < 1.0:
+            raise ValueError(f"drop must be in [0, 1), got {drop}")
+        keep = np.random.default_rng(0).permutation(len(kb))[: round(len(kb) * (1.0 - drop))]
+        kb = [kb[i] for i in sorted(keep.tolist())]
     graph = QAGraph.from_triples(
-        load_kb(), base_iri=f"https://kgsvc.local/{benchmark}/", embed=embed, name=f"{benchmark}-{split}"
+        kb, base_iri=f"https://kgsvc.local/{benchmark}/", embed=embed, name=f"{benchmark}-{split}"
     )
+    gnn_seconds = 0.0
+    if gnn is not None:
+        from kgsvc.gnn import artifacts
+        from kgsvc.gnn.predict import LinkPredictor
+        from kgsvc.gnn.train import train_gnn
+
+        if not (gnn / artifacts.METRICS).exists():
+            t0 = time.perf_counter()
+            train_gnn(graph.snapshot, gnn, config=gnn_config, threads=1)
+            gnn_seconds = time.perf_counter() - t0
+        graph.predictor = LinkPredictor.load(gnn, graph.snapshot)
     questions = load_questions()[:limit]
     pool = _exemplar_pool(benchmark, split, limit, pool_size)
     exemplars = ExemplarSet.build(pool, embed)
@@ -341,4 +374,10 @@ def run_eval(
         results.append(_judge(answer, q, ex, reachable))
         if progress is not None:
             progress(i + 1, len(questions))
-    return EvalReport(benchmark, split, results, len(exemplars), dict(options.__dict__), setup)
+    extra = {
+        "drop": drop,
+        "kb_triples": len(kb),
+        "gnn": str(gnn) if gnn else None,
+        "gnn_train_s": round(gnn_seconds, 1),
+    }
+    return EvalReport(benchmark, split, results, len(exemplars), dict(options.__dict__), setup, extra)

@@ -53,6 +53,7 @@ import numpy.typing as npt
 from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_, StoreError
 from kgsvc.index.embed import Embedder
+from kgsvc.index.exact import searched_exactly
 from kgsvc.index.labels import DEFAULT_LANGUAGES, LABEL_PREDICATES, LabelTables, extract_labels
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
@@ -222,7 +223,10 @@ def _build(
             backend = {"kind": "edge"}
         with vector_index_for(settings, folder, backend) as vectors:
             for name, rows in ((NODE_LABELS, node_vectors), (RELATION_LABELS, relation_vectors)):
-                vectors.create_collection(name, int(rows.shape[1]))
+                # a collection searched exactly (kgsvc.index.exact) needs no HNSW graph: a cheap finish()
+                vectors.create_collection(
+                    name, int(rows.shape[1]), hnsw=not searched_exactly(rows.shape[0], rows.shape[1])
+                )
                 vectors.add(name, rows)
                 vectors.finish(name)
     with stages.stage("snapshot"):

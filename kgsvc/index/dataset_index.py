@@ -29,9 +29,9 @@ L2-normalised embeddings (``sqrt(2 - 2 cos)``), SimGRAG's (arXiv 2412.15272, Eq.
 the nodes by (fixed-point distance, node id) — the order of :class:`kgsvc.retrieval.candidates.CandidateSet` —
 and keeps the first ``k``; so when many nodes share one label, the entities (smaller ids) win, deterministically.
 The vector search is exact (:func:`kgsvc.index.exact.exact_search` over the version's ``*_vectors.npy``,
-memory-mapped) when a collection holds at most :data:`EXACT_MAX_VALUES` floats or ``k`` is at least
-1/:data:`EXACT_MIN_SHARE` of it; otherwise HNSW (approximate) in Qdrant. Versions built before the embeddings
-were kept beside the collections always use Qdrant.
+memory-mapped) when :func:`~kgsvc.index.exact.searched_exactly` says so (at most ``EXACT_MAX_VALUES`` floats, or
+``k`` at least 1/``EXACT_MIN_SHARE`` of the collection); otherwise HNSW (approximate) in Qdrant. Versions built
+before the embeddings were kept beside the collections always use Qdrant.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_
 from kgsvc.index.build import FORMAT, MANIFEST, vector_index_for
 from kgsvc.index.embed import Embedder
-from kgsvc.index.exact import exact_search
+from kgsvc.index.exact import EXACT_MAX_VALUES, exact_search, searched_exactly
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, Hits, VectorIndex
 from kgsvc.retrieval.candidates import CandidateSet, candidate_set
@@ -57,13 +57,6 @@ from kgsvc.retrieval.gsd import quantize
 from kgsvc.settings import Settings
 
 __all__ = ["DatasetIndex", "TextLabels", "load_index", "open_index"]
-
-#: Collections of at most this many float32 values (texts x dimension; 128 MB) are scanned exactly: ~2-4 ms a
-#: query for 43k MetaQA labels, recall 1 (docs/benchmarks.md, "Vectors").
-EXACT_MAX_VALUES = 32_000_000
-#: Larger collections are scanned exactly too when k is at least 1/EXACT_MIN_SHARE of their points (HNSW then
-#: needs ef >= k and is slower than the scan).
-EXACT_MIN_SHARE = 16
 
 
 class TextLabels(Sequence[str]):
@@ -176,7 +169,7 @@ class DatasetIndex:
     def _search(self, collection: str, vectors: npt.ArrayLike, k: int) -> Hits:
         """Exact or HNSW search of ``collection`` (module docstring)."""
         matrix = self.embeddings.get(collection)
-        if matrix is None or (matrix.size > EXACT_MAX_VALUES and k * EXACT_MIN_SHARE < matrix.shape[0]):
+        if matrix is None or not searched_exactly(matrix.shape[0], matrix.shape[1], k, max_values=EXACT_MAX_VALUES):
             return self.vectors.search(collection, vectors, k)
         rows = np.asarray(vectors, dtype=np.float32)
         return exact_search(matrix, rows[None, :] if rows.ndim == 1 else rows, k)

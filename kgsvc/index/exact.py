@@ -11,7 +11,23 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["exact_search"]
+__all__ = ["EXACT_MAX_VALUES", "EXACT_MIN_SHARE", "exact_search", "searched_exactly"]
+
+#: Collections of at most this many float32 values (texts x dimension; 128 MB) are scanned exactly: ~2-4 ms a
+#: query for 43k MetaQA labels, recall 1 (docs/benchmarks.md, "Vectors"). Their Qdrant collections get no HNSW.
+EXACT_MAX_VALUES = 32_000_000
+#: Larger collections are scanned exactly too when k is at least 1/EXACT_MIN_SHARE of their points (HNSW then
+#: needs ef >= k and is slower than the scan).
+EXACT_MIN_SHARE = 16
+
+
+def searched_exactly(n: int, dimension: int, k: int | None = None, *, max_values: int = EXACT_MAX_VALUES) -> bool:
+    """Whether a collection of ``n`` rows of ``dimension`` floats is searched exactly (for ``k``, when given).
+
+    >>> searched_exactly(42_797, 384), searched_exactly(10**6, 384), searched_exactly(10**6, 384, k=100_000)
+    (True, False, True)
+    """
+    return n * dimension <= max_values or (k is not None and k * EXACT_MIN_SHARE >= n)
 
 
 def exact_search(

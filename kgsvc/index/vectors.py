@@ -60,6 +60,7 @@ HNSW_EF_CONSTRUCT = 128
 HNSW_EF_SEARCH = 128
 #: Below this many KB of vectors a segment is scanned exactly instead of through HNSW.
 FULL_SCAN_THRESHOLD_KB = 1_000
+_NO_HNSW_KB = 2**31 - 1  # a segment never reaches it: no HNSW graph, exact scans
 
 _BATCH = 2_048
 
@@ -83,8 +84,14 @@ class VectorIndex(abc.ABC):
     """Named collections of points ``0 .. n - 1`` with named float32 vectors, searched by L2."""
 
     @abc.abstractmethod
-    def create_collection(self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None) -> None:
-        """Create collection ``name`` with :data:`LABEL_VECTOR` of size ``dimension`` plus ``extra_vectors``."""
+    def create_collection(
+        self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None, hnsw: bool = True
+    ) -> None:
+        """Create collection ``name`` with :data:`LABEL_VECTOR` of size ``dimension`` plus ``extra_vectors``.
+
+        ``hnsw=False`` builds no HNSW graph (searches scan exactly): for collections the caller searches exactly
+        anyway (:mod:`kgsvc.index.exact`), which makes :meth:`finish` cheap.
+        """
 
     @abc.abstractmethod
     def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
@@ -149,7 +156,9 @@ class EdgeVectorIndex(VectorIndex):
             shard = self._shards[name] = EdgeShard.load(str(path))
         return shard
 
-    def create_collection(self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None) -> None:
+    def create_collection(
+        self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None, hnsw: bool = True
+    ) -> None:
         from qdrant_edge import (
             Distance,
             EdgeConfig,
@@ -160,12 +169,11 @@ class EdgeVectorIndex(VectorIndex):
         )
 
         sizes = {LABEL_VECTOR: dimension, **(extra_vectors or {})}
+        threshold = FULL_SCAN_THRESHOLD_KB if hnsw else _NO_HNSW_KB
         config = EdgeConfig(
             vectors={key: EdgeVectorParams(size=size, distance=Distance.Euclid) for key, size in sizes.items()},
-            hnsw_config=HnswIndexConfig(
-                m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=FULL_SCAN_THRESHOLD_KB
-            ),
-            optimizers=EdgeOptimizersConfig(indexing_threshold=FULL_SCAN_THRESHOLD_KB),
+            hnsw_config=HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=threshold),
+            optimizers=EdgeOptimizersConfig(indexing_threshold=threshold),
             wal_enabled=False,
         )
         path = self.folder / name
@@ -247,7 +255,9 @@ class ServerVectorIndex(VectorIndex):
     def _name(self, name: str) -> str:
         return f"{self.prefix}{name}"
 
-    def create_collection(self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None) -> None:
+    def create_collection(
+        self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None, hnsw: bool = True
+    ) -> None:
         from qdrant_client import models
 
         sizes = {LABEL_VECTOR: dimension, **(extra_vectors or {})}
@@ -259,7 +269,9 @@ class ServerVectorIndex(VectorIndex):
                 key: models.VectorParams(size=size, distance=models.Distance.EUCLID) for key, size in sizes.items()
             },
             hnsw_config=models.HnswConfigDiff(
-                m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=FULL_SCAN_THRESHOLD_KB
+                m=HNSW_M if hnsw else 0,  # m = 0: no HNSW graph
+                ef_construct=HNSW_EF_CONSTRUCT,
+                full_scan_threshold=FULL_SCAN_THRESHOLD_KB if hnsw else _NO_HNSW_KB,
             ),
         )
 
