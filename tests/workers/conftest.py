@@ -97,21 +97,31 @@ class Worker:
                 self.process.wait()
 
 
-@pytest.fixture
-def worker(distributed_env: dict[str, str], tmp_path: Path) -> Iterator[Worker]:
-    handle = Worker(distributed_env, tmp_path / "worker.log")
+def running_worker(env: dict[str, str], log: Path) -> Iterator[Worker]:
+    """A started worker with ``env``, stopped afterwards (the body of the worker fixtures)."""
+    handle = Worker(env, log)
     handle.start()
     yield handle
     handle.stop()
 
 
-@pytest.fixture
-def client_kg(distributed_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[kgsvc.KG]:
-    """The submitting side: a KG with the same settings (remote store, PostgreSQL, Celery dispatcher)."""
-    for key, value in distributed_env.items():
+def client_for(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[kgsvc.KG]:
+    """The submitting side of the deployment ``env``: a KG opened from the same ``KGSVC_*`` settings."""
+    for key, value in env.items():
         monkeypatch.setenv(key, value)
     with kgsvc.KG.open() as kg:
         yield kg
+
+
+@pytest.fixture
+def worker(distributed_env: dict[str, str], tmp_path: Path) -> Iterator[Worker]:
+    yield from running_worker(distributed_env, tmp_path / "worker.log")
+
+
+@pytest.fixture
+def client_kg(distributed_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[kgsvc.KG]:
+    """The submitting side: a KG with the same settings (remote store, PostgreSQL, Celery dispatcher)."""
+    yield from client_for(distributed_env, monkeypatch)
 
 
 def wait_for(predicate: Callable[[], bool], *, timeout: float, what: str, log: Path | None = None) -> None:

@@ -17,7 +17,7 @@ from celery import Celery
 import kgsvc
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 from tests.index.test_build import snapshot_triples, stored_triples
-from tests.workers.conftest import Worker, wait_for
+from tests.workers.conftest import Worker, client_for, running_worker, wait_for
 
 EX = "https://kgsvc.local/sample/"
 
@@ -29,18 +29,12 @@ def indexing_env(distributed_env: dict[str, str]) -> dict[str, str]:
 
 @pytest.fixture
 def indexing_worker(indexing_env: dict[str, str], tmp_path: Path) -> Iterator[Worker]:
-    handle = Worker(indexing_env, tmp_path / "worker.log")
-    handle.start()
-    yield handle
-    handle.stop()
+    yield from running_worker(indexing_env, tmp_path / "worker.log")
 
 
 @pytest.fixture
 def indexing_kg(indexing_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[kgsvc.KG]:
-    for key, value in indexing_env.items():
-        monkeypatch.setenv(key, value)
-    with kgsvc.KG.open() as kg:
-        yield kg
+    yield from client_for(indexing_env, monkeypatch)
 
 
 def _current(kg: kgsvc.KG, dataset: str) -> int:
