@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from kgsvc.qa.graph import Embed, QAGraph, load_embedder
 from kgsvc.qa.link import fold
 from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer
 from kgsvc.qa.result import Answer
+
+if TYPE_CHECKING:
+    from kgsvc.gnn.model import GNNConfig
 
 __all__ = ["BENCHMARKS", "EvalReport", "QuestionResult", "normalise", "run_eval", "splits"]
 
@@ -287,7 +290,7 @@ def run_eval(
     progress: Callable[[int, int], None] | None = None,
     drop: float = 0.0,
     gnn: Path | None = None,
-    gnn_config: Any = None,
+    gnn_config: GNNConfig | None = None,
 ) -> EvalReport:
     """Evaluate the first ``limit`` questions of ``benchmark``/``split`` (module docstring).
 

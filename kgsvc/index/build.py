@@ -63,6 +63,7 @@ from kgsvc.store import Store
 __all__ = [
     "FORMAT",
     "GNN_FOLDER",
+    "embeddings_file",
     "MANIFEST",
     "build_index",
     "delete_version_files",
@@ -76,6 +77,13 @@ FORMAT = "kgsvc-dataset-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 GNN_FOLDER = "gnn"
+_KIND = {NODE_LABELS: "node", RELATION_LABELS: "relation"}  # collection -> file prefix of its tables
+
+
+def embeddings_file(collection: str) -> str:
+    """The file name of a collection's embeddings in a version folder (``node_vectors.npy``, …)."""
+    return f"{_KIND[collection]}_vectors.npy"
+
 
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
@@ -209,10 +217,10 @@ def _build(
         tables = extract_labels(store, graph, languages=languages)
         _write_tables(folder, tables)
     with stages.stage("embedding"):
-        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, "node")
-        relation_vectors, relation_reused = _embed(embedder, tables.relation_texts, previous, "relation")
-        np.save(folder / "node_vectors.npy", node_vectors, allow_pickle=False)
-        np.save(folder / "relation_vectors.npy", relation_vectors, allow_pickle=False)
+        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS)
+        relation_vectors, relation_reused = _embed(embedder, tables.relation_texts, previous, RELATION_LABELS)
+        np.save(folder / embeddings_file(NODE_LABELS), node_vectors, allow_pickle=False)
+        np.save(folder / embeddings_file(RELATION_LABELS), relation_vectors, allow_pickle=False)
     reused = node_reused + relation_reused
     stages.metrics["reused_texts"] = reused
     stages.metrics["embedded_texts"] = len(tables.node_texts) + len(tables.relation_texts) - reused
@@ -257,14 +265,14 @@ def _build(
 
 
 def _embed(
-    embedder: Embedder, texts: list[str], previous: Path | None, kind: str
+    embedder: Embedder, texts: list[str], previous: Path | None, collection: str
 ) -> tuple[npt.NDArray[np.float32], int]:
-    """Embeddings of ``texts``, reusing the rows of the previous version's ``{kind}_vectors.npy`` for the texts
-    it had (when it was built with the same model); returns them and how many rows were reused.
+    """Embeddings of ``texts``, reusing the rows of the previous version's embeddings of ``collection`` for the
+    texts it had (when it was built with the same model); returns them and how many rows were reused.
 
     O(texts) dictionary work plus forward passes for the new texts only.
     """
-    old_texts, old_vectors = _previous_vectors(embedder, previous, kind)
+    old_texts, old_vectors = _previous_vectors(embedder, previous, collection)
     if not old_texts:
         return embedder.encode(texts), 0
     row_of = {text: i for i, text in enumerate(old_texts)}
@@ -280,9 +288,10 @@ def _embed(
 
 
 def _previous_vectors(
-    embedder: Embedder, previous: Path | None, kind: str
+    embedder: Embedder, previous: Path | None, collection: str
 ) -> tuple[list[str], npt.NDArray[np.float32]]:
-    """The previous version's ``kind`` texts and embeddings; empty when it has none or another model made them."""
+    """The previous version's texts and embeddings of ``collection``; empty when it has none or another model
+    made them."""
     empty: tuple[list[str], npt.NDArray[np.float32]] = ([], np.zeros((0, 0), dtype=np.float32))
     if previous is None:
         return empty
@@ -290,8 +299,8 @@ def _previous_vectors(
         manifest = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
         if manifest.get("embedding_model") != str(embedder.model_path):
             return empty
-        texts = json.loads((previous / f"{kind}_texts.json").read_text(encoding="utf-8"))
-        vectors = np.load(previous / f"{kind}_vectors.npy", allow_pickle=False)
+        texts = json.loads((previous / f"{_KIND[collection]}_texts.json").read_text(encoding="utf-8"))
+        vectors = np.load(previous / embeddings_file(collection), allow_pickle=False)
     except (OSError, ValueError):  # an older layout without the embeddings, or files removed meanwhile
         return empty
     if vectors.dtype != np.float32 or vectors.ndim != 2 or vectors.shape[0] != len(texts):

@@ -47,9 +47,9 @@ import numpy.typing as npt
 
 from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_
-from kgsvc.index.build import FORMAT, MANIFEST, vector_index_for
+from kgsvc.index.build import FORMAT, MANIFEST, embeddings_file, vector_index_for
 from kgsvc.index.embed import Embedder
-from kgsvc.index.exact import EXACT_MAX_VALUES, exact_search, searched_exactly
+from kgsvc.index.exact import exact_search, searched_exactly
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, Hits, VectorIndex
 from kgsvc.retrieval.candidates import CandidateSet, candidate_set
@@ -169,7 +169,7 @@ class DatasetIndex:
     def _search(self, collection: str, vectors: npt.ArrayLike, k: int) -> Hits:
         """Exact or HNSW search of ``collection`` (module docstring)."""
         matrix = self.embeddings.get(collection)
-        if matrix is None or not searched_exactly(matrix.shape[0], matrix.shape[1], k, max_values=EXACT_MAX_VALUES):
+        if matrix is None or not searched_exactly(matrix.shape[0], matrix.shape[1], k):
             return self.vectors.search(collection, vectors, k)
         rows = np.asarray(vectors, dtype=np.float32)
         return exact_search(matrix, rows[None, :] if rows.ndim == 1 else rows, k)
@@ -289,8 +289,8 @@ def load_index(
         ) from exc
     snapshot = GraphSnapshot.load(folder / "snapshot", mmap=True)
     embeddings = {}
-    for collection, kind in ((NODE_LABELS, "node"), (RELATION_LABELS, "relation")):
-        path = folder / f"{kind}_vectors.npy"
+    for collection in (NODE_LABELS, RELATION_LABELS):
+        path = folder / embeddings_file(collection)
         if path.exists():
             embeddings[collection] = np.load(path, mmap_mode="r", allow_pickle=False)
     return DatasetIndex(

@@ -21,13 +21,13 @@ EXACT_MAX_VALUES = 32_000_000
 EXACT_MIN_SHARE = 16
 
 
-def searched_exactly(n: int, dimension: int, k: int | None = None, *, max_values: int = EXACT_MAX_VALUES) -> bool:
+def searched_exactly(n: int, dimension: int, k: int | None = None) -> bool:
     """Whether a collection of ``n`` rows of ``dimension`` floats is searched exactly (for ``k``, when given).
 
     >>> searched_exactly(42_797, 384), searched_exactly(10**6, 384), searched_exactly(10**6, 384, k=100_000)
     (True, False, True)
     """
-    return n * dimension <= max_values or (k is not None and k * EXACT_MIN_SHARE >= n)
+    return n * dimension <= EXACT_MAX_VALUES or (k is not None and k * EXACT_MIN_SHARE >= n)
 
 
 def exact_search(

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kgsvc
-from kgsvc.index import dataset_index
+from kgsvc.index import exact as exact_module
 from kgsvc.index.exact import exact_search
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 from kgsvc.settings import Settings
@@ -50,7 +50,7 @@ def test_index_searches_exactly_and_agrees_with_qdrant(tmp_path: Path, monkeypat
             [[d for _, d in row] for row in exact], [[d for _, d in row] for row in qdrant], atol=1e-5
         )
         # past the size limit and with a small k, the search goes to Qdrant (HNSW)
-        monkeypatch.setattr(dataset_index, "EXACT_MAX_VALUES", 0)
+        monkeypatch.setattr(exact_module, "EXACT_MAX_VALUES", 0)
         calls: list[int] = []
         search = index.vectors.search
         monkeypatch.setattr(index.vectors, "search", lambda *a, **kw: calls.append(1) or search(*a, **kw))
