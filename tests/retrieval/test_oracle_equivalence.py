@@ -127,24 +127,17 @@ def test_optimised_equals_oracle_and_bound_is_admissible(chunk: int) -> None:
             hook=lambda nodes, edges, bound, seen=bounds: seen.append((nodes, edges, bound)),
             root_lookahead_min=seed % 2,  # the root re-ranking through step 0's lookahead, on half of the cases
         )
-        # the three ways children are generated: plain Python, numpy over a dense node-cost array, numpy with
-        # binary search in the candidates (large graphs); the default picks per slice. The default call takes
-        # the lean driver (run_lean) when the pattern needs no lookahead; lean_path=False keeps run()
+        # the kernel's switches: the plain Eq. 11 bound without lookahead tables; reverse children wherever a
+        # table applies, with every root set re-ranked; slices always scanned, no root re-ranking
         paths = (
-            {"small_degree": 10**9, "root_lookahead_min": 0, "lean_path": False},
-            {"small_degree": -1},
-            {
-                "small_degree": -1,
-                "dense_node_limit": 0,
-                "root_lookahead_min": 0,
-                "lean_path": False,
-                "reverse_children": False,
-            },
+            {"lookahead": False},
+            {"reverse_min": -1, "root_lookahead_min": 0},
+            {"reverse_min": 10**9, "root_lookahead_min": 10**9},
         )
         path = paths[seed % 3]
         for result in (
             _search(snapshot, pattern, candidates, k=k, allow_node_reuse=reuse),
-            _search(snapshot, pattern, candidates, k=k, allow_node_reuse=reuse, **path),  # type: ignore[arg-type]
+            _search(snapshot, pattern, candidates, k=k, allow_node_reuse=reuse, **path),
             _search(snapshot, pattern, candidates, k=k, allow_node_reuse=reuse, prune=False),
             hooked,
         ):

@@ -24,13 +24,13 @@ from kgsvc.retrieval import (
     Pattern,
     PatternEdge,
     PatternNode,
+    _kernel,
     candidate_set,
     matching_order,
     partial_lower_bound,
     remaining_bounds,
     top_k_subgraphs,
 )
-from kgsvc.retrieval import search as search_module
 from kgsvc.retrieval.gsd import GSD_SCALE, quantize
 from kgsvc.retrieval.search import _search
 from tests.retrieval.gsd_oracle import Problem, all_matches, top_k
@@ -214,7 +214,8 @@ def test_item_09_start_node() -> None:
 
 def test_item_10_optimised_equals_exhaustive_on_larger_graphs() -> None:
     """§8 item 10 at a larger size than ``test_oracle_equivalence`` (which runs 1200 small cases): hub nodes with
-    degree > 256 and candidate sets > 256 (the numpy, chunked and binary-search paths), against the oracle."""
+    degree > 256 and candidate sets > 256 (root re-ranking through the lookahead, reverse children), against the
+    oracle."""
     rng = np.random.default_rng(10)
     n, m = 300, 2000
     for case in range(6):
@@ -238,8 +239,9 @@ def test_item_10_optimised_equals_exhaustive_on_larger_graphs() -> None:
         for k in (1, 3, 10):
             expected = as_tuples(top_k(problem, k, allow_node_reuse=False, matches=matches))
             got = top_k_subgraphs(snapshot, pattern, candidates, k=k)
-            sparse = _search(snapshot, pattern, candidates, k=k, dense_node_limit=0)
-            for result in (got, sparse):
+            reverse = _search(snapshot, pattern, candidates, k=k, reverse_min=-1, root_lookahead_min=0)
+            plain = _search(snapshot, pattern, candidates, k=k, lookahead=False)
+            for result in (got, reverse, plain):
                 assert [(round(m.gsd * GSD_SCALE), m.node_map, m.edge_ids) for m in result.matches] == expected
 
 
@@ -344,12 +346,12 @@ def test_lookahead_cuts_dead_ends() -> None:
     pruned, plain = _search(g, p, c, k=3), _search(g, p, c, k=3, prune=False)
     assert [m.node_map for m in pruned.matches] == [(0, 7, 1001)] and pruned.matches == plain.matches
     assert pruned.expansions == 2  # the root, then x = 7 only
-    numpy_path = _search(g, p, c, k=3, small_degree=-1, dense_node_limit=0)
-    assert numpy_path.matches == pruned.matches and numpy_path.expansions == 2
+    reverse = _search(g, p, c, k=3, reverse_min=-1)
+    assert reverse.matches == pruned.matches and reverse.expansions == 2
 
 
 def test_dense_scratch_and_reverse_children() -> None:
-    """The pooled dense tables (``search._Scratch``) come back all-sentinel after each search, also one cut by
+    """The pooled dense tables (``_kernel.free_scratch``) come back all-sentinel after each search, also one cut by
     the deadline, so a later search on the same graph size sees clean tables; the reverse children (a hub's
     children read from the lookahead table's entries) equal a scan of the hub's slice."""
     triples = [(0, 0, x) for x in range(1, 1001)] + [(x, 1, 1001 + x % 5) for x in range(1, 1001, 3)]
@@ -358,17 +360,17 @@ def test_dense_scratch_and_reverse_children() -> None:
     c = Candidates(
         {0: cset({0: 0.0}), 2: cset({1001: 0.5, 1002: 0.0, 1003: 0.75})}, {0: cset({0: 0.0}), 1: cset({1: 0.25})}
     )
-    reverse = _search(g, p, c, k=3, small_degree=-1)
-    scan = _search(g, p, c, k=3, small_degree=-1, reverse_children=False)
-    sparse = _search(g, p, c, k=3, small_degree=-1, dense_node_limit=0, reverse_children=False)
-    assert reverse.matches == scan.matches == sparse.matches == _search(g, p, c, k=3, prune=False).matches
+    reverse = _search(g, p, c, k=3, reverse_min=-1)
+    scan = _search(g, p, c, k=3, reverse_min=10**9)
+    plain = _search(g, p, c, k=3, lookahead=False)
+    assert reverse.matches == scan.matches == plain.matches == _search(g, p, c, k=3, prune=False).matches
     assert [m.node_map[2] for m in reverse.matches] == [1002, 1002, 1002]
     # a search cut by the deadline still hands its buffers back clean
-    cut = _search(g, p, c, k=3, small_degree=-1, root_lookahead_min=0, deadline=0.0)  # borrows, then stops
+    cut = _search(g, p, c, k=3, reverse_min=-1, root_lookahead_min=0, deadline=0.0)  # borrows, then stops
     assert not cut.complete
-    free = search_module._Scratch._free.get(g.n_nodes, [])
-    assert free and all(bool((buffer == search_module._SENTINEL).all()) for buffer in free)
-    assert _search(g, p, c, k=3, small_degree=-1).matches == reverse.matches
+    free = _kernel.free_scratch(g.n_nodes)
+    assert free and all(bool((buffer == _kernel.SENTINEL_VALUE).all()) for buffer in free)
+    assert _search(g, p, c, k=3, reverse_min=-1).matches == reverse.matches
 
 
 def test_item_15_exact_candidates_equal_brute_force() -> None:
