@@ -9,13 +9,16 @@ Two paths, one guarantee — a rejected file leaves the dataset exactly as it wa
 * **bulk** (larger files): streamed through the store's bulk loader. Into an empty dataset graph it is
   loaded directly and the graph is dropped again on any error; into a non-empty graph the file is first
   parsed once to validate it, then streamed in.
+
+Plain triple files are mapped to N-Triples on the calling thread, chunk by chunk, and handed to
+:meth:`~kgsvc.store.Store.load_chunks` (the embedded store's bulk loader reads them from a pipe on its own
+thread, so mapping and loading overlap). ``LoadReport.bytes_read`` counts the file's uncompressed bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
-import queue
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -87,7 +90,6 @@ class _ProgressReader:
         self._progress = progress
         self._total = total
         self.count = 0
-        self.error: BaseException | None = None
 
     def read(self, size: int = -1) -> bytes:
         data = self._raw.read(size)
@@ -100,62 +102,14 @@ class _ProgressReader:
         return True
 
 
-class _ChunkReader(_ProgressReader):
-    """A binary reader over chunks that a producer thread generates from ``raw`` while the store parses.
-
-    The store's bulk loader parses and indexes outside the GIL, so generating the next chunks in Python
-    overlaps with it. The producer's first error is kept in :attr:`error` and re-raised from :meth:`read`.
-    """
-
-    _END = b""
-
-    def __init__(self, raw: IO[bytes], chunks: Iterator[bytes], progress: ProgressCallback | None, total: int) -> None:
-        super().__init__(raw, progress, total)
-        self._queue: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=32)
-        self._buffer = bytearray()
-        self._done = False
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._produce, args=(chunks,), daemon=True, name="kgsvc-ingest")
-        self._thread.start()
-
-    def _produce(self, chunks: Iterator[bytes]) -> None:
-        try:
-            for chunk in chunks:
-                if self._stop.is_set():
-                    return
-                self._queue.put(chunk)
-            self._queue.put(self._END)
-        except BaseException as exc:
-            self._queue.put(exc)
-
-    def read(self, size: int = -1) -> bytes:
-        while not self._done and (size < 0 or len(self._buffer) < size):
-            item = self._queue.get()
-            if isinstance(item, BaseException):
-                self.error = item
-                self._done = True
-                raise item
-            if item is self._END or not item:
-                self._done = True
-            else:
-                self._buffer += item
-        cut = len(self._buffer) if size < 0 else min(size, len(self._buffer))
-        data = bytes(self._buffer[:cut])
-        del self._buffer[:cut]
-        self.count += len(data)
-        if self._progress is not None:
-            self._progress(_position(self._raw), self._total)
-        return data
-
-    def close(self) -> None:
-        """Stop the producer (after an error in the consumer) and wait for it."""
-        self._stop.set()
-        while self._thread.is_alive():
-            try:
-                self._queue.get(timeout=0.05)
-            except queue.Empty:
-                pass
-        self._thread.join()
+def _reported(
+    chunks: Iterator[bytes], raw: IO[bytes], progress: ProgressCallback | None, total: int
+) -> Iterator[bytes]:
+    """Pass ``chunks`` through, reporting the position in ``raw`` after each one."""
+    for chunk in chunks:
+        yield chunk
+        if progress is not None:
+            progress(_position(raw), total)
 
 
 def _check_not_binary(path: Path) -> None:
@@ -212,40 +166,31 @@ def load_file(
     before = store.count(graph)
     started = time.perf_counter()
 
-    def run(prog: ProgressCallback | None) -> _ProgressReader:
-        raw = read_path(path)
-        try:
+    def run(prog: ProgressCallback | None) -> int:
+        """Load the file; return the bytes read from it (uncompressed)."""
+        with read_path(path) as raw:
             if detected in TRIPLE_FORMATS:
-                chunks = triples_to_ntriples(raw, fmt=str(detected), base=entity_base, file=file)
-                reader: _ProgressReader = _ChunkReader(raw, chunks, prog, size)
-                try:
-                    store.load(
-                        cast(IO[bytes], reader),
+                mapped = triples_to_ntriples(raw, fmt=str(detected), base=entity_base, file=file)
+                with contextlib.closing(mapped) as chunks:  # closed before raw, also when the store stops early
+                    store.load_chunks(
+                        _reported(chunks, raw, prog, size),
                         RdfFormat.N_TRIPLES,
                         graph=graph,
                         bulk=bulk,
                         file=file,
                         trusted=True,
                     )
-                except Exception as exc:
-                    if isinstance(reader.error, IngestError) and exc is not reader.error:
-                        raise reader.error from exc  # the store's parser wrapped what read() raised
-                    raise
-                finally:
-                    reader.close()  # type: ignore[attr-defined]
-            else:
-                reader = _ProgressReader(raw, prog, size)
-                store.load(reader, detected, graph=graph, base_iri=base_iri, bulk=bulk, file=file)  # type: ignore[arg-type]
-            return reader
-        finally:
-            raw.close()
+                return raw.tell()
+            reader = _ProgressReader(raw, prog, size)
+            store.load(cast(IO[bytes], reader), detected, graph=graph, base_iri=base_iri, bulk=bulk, file=file)
+            return reader.count
 
     if detected == RdfFormat.RDF_XML:
         _check_xml(path, file=file)
     if bulk and before > 0:
         _validate(path, detected, file=file, base_iri=base_iri, entity_base=entity_base)
     try:
-        reader = run(progress)
+        bytes_read = run(progress)
     except BaseException:
         if bulk and before == 0:
             store.drop(graph)
@@ -254,7 +199,7 @@ def load_file(
         store.flush()
     after = store.count(graph)
     name = detected if isinstance(detected, str) else detected.name
-    return LoadReport(after - before, after, reader.count, time.perf_counter() - started, bulk, name)
+    return LoadReport(after - before, after, bytes_read, time.perf_counter() - started, bulk, name)
 
 
 def _check_xml(path: Path, *, file: str) -> None:
@@ -275,10 +220,9 @@ def _check_xml(path: Path, *, file: str) -> None:
 def _validate(path: Path, fmt: RdfFormat | str, *, file: str, base_iri: str | None, entity_base: str) -> None:
     """Parse the whole file once, storing nothing, so a bulk load into a non-empty graph cannot half-fail."""
     with read_path(path) as raw:
-        if fmt in TRIPLE_FORMATS:
-            for chunk in triples_to_ntriples(raw, fmt=str(fmt), base=entity_base, file=file):
-                for _ in parse_quads(chunk, RdfFormat.N_TRIPLES, file=file):
-                    pass
+        if fmt in TRIPLE_FORMATS:  # the mapping's output is valid N-Triples by construction
+            for _ in triples_to_ntriples(raw, fmt=str(fmt), base=entity_base, file=file):
+                pass
         else:
             for _ in parse_quads(raw, fmt, file=file, base_iri=base_iri):
                 pass

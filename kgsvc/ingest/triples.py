@@ -5,7 +5,11 @@ An entity text ``E`` becomes ``<BASE entity/pct(E)>`` labelled ``"E"``; a relati
 ``pct`` percent-encodes every byte outside ``A-Z a-z 0-9 - . _ ~``, so :func:`text_of_iri` inverts it.
 The vocabulary is in ``ontologies/kgsvc.ttl``.
 
-The mapping is written out as N-Triples text so the store's native parser can bulk-load it.
+The mapping is written out as N-Triples text so the store's native parser can bulk-load it. The input is read in
+blocks of about :data:`BLOCK_CHARS` characters; a block of clean rows (three non-empty columns, no blank or comment
+lines) is split and mapped with whole-list operations that run in C, and every other block falls back to a
+line-by-line parse that reports the first bad line. Both paths emit exactly the same triples. Each distinct
+entity or relation is encoded (and labelled) once per file; every data row then costs three dictionary look-ups.
 """
 
 from __future__ import annotations
@@ -13,18 +17,29 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import IO
 from urllib.parse import quote, unquote
 
 from kgsvc.errors import IngestError
 
-__all__ = ["KGSVC_NS", "TRIPLE_FORMATS", "entity_iri", "humanise", "relation_iri", "text_of_iri", "triples_to_ntriples"]
+__all__ = [
+    "BLOCK_CHARS",
+    "KGSVC_NS",
+    "TRIPLE_FORMATS",
+    "entity_iri",
+    "humanise",
+    "relation_iri",
+    "text_of_iri",
+    "triples_to_ntriples",
+]
 
 KGSVC_NS = "https://w3id.org/kgsvc/ns#"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 #: Recognised plain-triple formats: ``pipe`` (h|r|t), ``tsv``, ``csv``, ``triples`` (pipe or tab, detected).
 TRIPLE_FORMATS = ("pipe", "tsv", "csv", "triples")
+#: Characters of input mapped per emitted chunk (rows are never split across chunks).
+BLOCK_CHARS = 1 << 20
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -81,77 +96,190 @@ def _literal(text: str) -> str:
     return f'"{escaped}"'
 
 
-def _rows(stream: IO[str], fmt: str, file: str | None) -> Iterator[tuple[int, list[str]]]:
-    if fmt == "csv":
-        reader = csv.reader(stream)
-        for row in reader:
-            yield reader.line_num, row
-        return
-    delimiter = {"pipe": "|", "tsv": "\t"}.get(fmt)
-    for number, line in enumerate(stream, start=1):
-        line = line.rstrip("\r\n")
+#: Rows of one block as three parallel lists: heads, relations, tails (stripped, non-empty).
+_Rows = tuple[list[str], list[str], list[str]]
+
+
+class _Entities(dict[str, bytes]):
+    """Entity text → ``b"<IRI>"``; a new text is encoded, and its label triple recorded, on first look-up.
+
+    Looking up a known text is one C-level dictionary access; :meth:`__missing__` runs once per distinct text.
+    """
+
+    def __init__(self, base: str, labels: list[str]) -> None:
+        super().__init__()
+        self._prefix = f"<{base}entity/"
+        self._labels = labels
+
+    def __missing__(self, text: str) -> bytes:
+        iri = f"{self._prefix}{_pct(text)}>"
+        self._labels.append(f"{iri} <{RDFS_LABEL}> {_literal(text)} .\n")
+        value = self[text] = iri.encode()
+        return value
+
+
+class _Relations(dict[str, bytes]):
+    """Relation text → ``b" <IRI> "``; a new text is encoded, and its label triples recorded, on first look-up."""
+
+    def __init__(self, base: str, labels: list[str]) -> None:
+        super().__init__()
+        self._prefix = f"<{base}relation/"
+        self._labels = labels
+
+    def __missing__(self, text: str) -> bytes:
+        iri = f"{self._prefix}{_pct(text)}>"
+        self._labels.append(f"{iri} <{RDFS_LABEL}> {_literal(humanise(text))} .\n")
+        self._labels.append(f"{iri} <{KGSVC_NS}sourceText> {_literal(text)} .\n")
+        value = self[text] = f" {iri} ".encode()
+        return value
+
+
+class _Mapping:
+    """The terms of one file: each distinct text is encoded and labelled once; rows become N-Triples bytes."""
+
+    def __init__(self, base: str) -> None:
+        self._labels: list[str] = []
+        self._entities = _Entities(base, self._labels)
+        self._relations = _Relations(base, self._labels)
+        self.rows = 0
+
+    def emit(self, rows: _Rows) -> bytes:
+        """N-Triples for ``rows``, followed by the label triples of the entities and relations not seen before.
+
+        A row is four parts of one join: subject, `` predicate ``, object, `` .\\n``.
+        """
+        heads, relations, tails = rows
+        parts = [b"", b"", b"", b" .\n"] * len(heads)
+        parts[0::4] = map(self._entities.__getitem__, heads)
+        parts[1::4] = map(self._relations.__getitem__, relations)
+        parts[2::4] = map(self._entities.__getitem__, tails)
+        parts.append("".join(self._labels).encode())
+        self._labels.clear()
+        self.rows += len(heads)
+        return b"".join(parts)
+
+
+def _blocks(text: IO[str]) -> Iterator[tuple[int, str]]:
+    """Whole lines in blocks of about :data:`BLOCK_CHARS` characters, each ending with a line break.
+
+    Yields (number of the block's first line, block).
+    """
+    line = 1
+    while block := text.read(BLOCK_CHARS):
+        if not block.endswith("\n"):
+            block += text.readline()
+            if not block.endswith("\n"):  # the file's last line has no line break
+                block += "\n"
+        yield line, block
+        line += block.count("\n")
+
+
+def _delimiter_of(block: str) -> str | None:
+    """Tab if the first data line (not blank, not a ``#`` comment) has one, else ``|``; ``None`` if none."""
+    start = 0
+    while start < len(block):
+        end = block.index("\n", start)
+        line = block[start:end]
+        if line.strip() and not line.startswith("#"):
+            return "\t" if "\t" in line else "|"
+        start = end + 1
+    return None
+
+
+#: Delimiter → a pattern matching blocks of lines with three non-empty columns, none starting with "#".
+_CLEAN = {d: re.compile(r"(?:[^#{0}\n][^{0}\n]*{0}[^{0}\n]+{0}[^{0}\n]+\n)*".format(re.escape(d))) for d in "\t|"}
+
+
+def _clean_rows(block: str, delimiter: str) -> _Rows | None:
+    """The rows of a block where every line has three non-blank columns and none is a comment; else ``None``.
+
+    Whole-list operations only: one regular-expression match, one split and one ``strip`` per field, all in C.
+    """
+    if _CLEAN[delimiter].fullmatch(block) is None:
+        return None
+    fields = list(map(str.strip, block[:-1].replace("\n", delimiter).split(delimiter)))
+    if "" in fields:
+        return None
+    return fields[0::3], fields[1::3], fields[2::3]
+
+
+def _parse_lines(block: str, delimiter: str, first: int, file: str | None) -> _Rows:
+    """The rows of a block, line by line: blank and ``#`` lines are skipped; the first bad line raises."""
+    heads: list[str] = []
+    relations: list[str] = []
+    tails: list[str] = []
+    for number, line in enumerate(block[:-1].split("\n"), start=first):
         if not line.strip() or line.startswith("#"):
-            yield number, []
             continue
-        if delimiter is None:
-            delimiter = "\t" if "\t" in line else "|"
-        yield number, line.split(delimiter)
+        row = line.split(delimiter)
+        if len(row) != 3:
+            raise IngestError(f"expected 3 columns (head, relation, tail), found {len(row)}", file=file, line=number)
+        head, relation, tail = row[0].strip(), row[1].strip(), row[2].strip()
+        if not head or not relation or not tail:
+            raise IngestError("empty head, relation or tail", file=file, line=number)
+        heads.append(head)
+        relations.append(relation)
+        tails.append(tail)
+    return heads, relations, tails
 
 
-def triples_to_ntriples(stream: IO[bytes], *, fmt: str, base: str, file: str | None = None) -> Iterator[bytes]:
-    """Yield N-Triples chunks for a plain triple file; raise :class:`IngestError` on the first bad line.
+def _delimited_rows(text: IO[str], fmt: str, file: str | None) -> Iterator[_Rows]:
+    delimiter = {"pipe": "|", "tsv": "\t"}.get(fmt)
+    for first, block in _blocks(text):
+        if delimiter is None and (delimiter := _delimiter_of(block)) is None:
+            continue  # only blank and comment lines so far
+        yield _clean_rows(block, delimiter) or _parse_lines(block, delimiter, first, file)
+
+
+def _csv_rows(text: IO[str], file: str | None, batch: int = 20_000) -> Iterator[_Rows]:
+    """CSV rows in batches; a first row equal to a header such as ``head,relation,tail`` is skipped."""
+    reader = csv.reader(text)
+    rows: _Rows = ([], [], [])
+    first = True
+    for row in reader:
+        if not row:
+            continue
+        if len(row) != 3:
+            raise IngestError(
+                f"expected 3 columns (head, relation, tail), found {len(row)}", file=file, line=reader.line_num
+            )
+        head, relation, tail = row[0].strip(), row[1].strip(), row[2].strip()
+        if first and (head.lower(), relation.lower(), tail.lower()) in _HEADERS:
+            first = False
+            continue
+        first = False
+        if not head or not relation or not tail:
+            raise IngestError("empty head, relation or tail", file=file, line=reader.line_num)
+        for column, value in zip(rows, (head, relation, tail), strict=True):
+            column.append(value)
+        if len(rows[0]) >= batch:
+            yield rows
+            rows = ([], [], [])
+    yield rows
+
+
+def triples_to_ntriples(
+    stream: IO[bytes], *, fmt: str, base: str, file: str | None = None
+) -> Generator[bytes, None, None]:
+    """Yield N-Triples chunks (whole lines) for a plain triple file; raise :class:`IngestError` on the first bad line.
 
     Every row must have exactly three non-empty columns (``csv``: a header ``head,relation,tail`` or similar
     is skipped when it is the first row and equals those names). Entity and relation labels are emitted once
-    per file.
+    per file, in the chunk of the row where the text first appears.
     """
     text = io.TextIOWrapper(stream, encoding="utf-8", newline="" if fmt == "csv" else None)
-    entities: dict[str, str] = {}  # text → "<IRI>"; also "label already written"
-    relations: dict[str, str] = {}
-    out: list[str] = []
-    label = f"<{RDFS_LABEL}>"
-    source = f"<{KGSVC_NS}sourceText>"
-    rows = 0
+    mapping = _Mapping(base)
     try:
-        for number, row in _rows(text, fmt, file):
-            if not row:
-                continue
-            if len(row) != 3:
-                raise IngestError(
-                    f"expected 3 columns (head, relation, tail), found {len(row)}", file=file, line=number
-                )
-            head, rel, tail = row[0].strip(), row[1].strip(), row[2].strip()
-            if fmt == "csv" and rows == 0 and (head.lower(), rel.lower(), tail.lower()) in _HEADERS:
-                rows += 1
-                continue
-            if not head or not rel or not tail:
-                raise IngestError("empty head, relation or tail", file=file, line=number)
-            rows += 1
-            h = entities.get(head)
-            if h is None:
-                h = entities[head] = f"<{entity_iri(base, head)}>"
-                out.append(f"{h} {label} {_literal(head)} .\n")
-            t = entities.get(tail)
-            if t is None:
-                t = entities[tail] = f"<{entity_iri(base, tail)}>"
-                out.append(f"{t} {label} {_literal(tail)} .\n")
-            r = relations.get(rel)
-            if r is None:
-                r = relations[rel] = f"<{relation_iri(base, rel)}>"
-                out.append(f"{r} {label} {_literal(humanise(rel))} .\n{r} {source} {_literal(rel)} .\n")
-            out.append(f"{h} {r} {t} .\n")
-            if len(out) >= 4096:
-                yield "".join(out).encode()
-                out.clear()
+        for rows in _csv_rows(text, file) if fmt == "csv" else _delimited_rows(text, fmt, file):
+            if rows[0]:
+                yield mapping.emit(rows)
     except UnicodeDecodeError as exc:
         raise IngestError(f"not UTF-8 text ({exc.reason})", file=file) from exc
     except csv.Error as exc:
         raise IngestError(f"bad CSV: {exc}", file=file) from exc
     finally:
         text.detach()  # the caller owns (and closes) the binary stream
-    if out:
-        yield "".join(out).encode()
-    if rows == 0:
+    if mapping.rows == 0:
         raise IngestError("no triples in the file", file=file)
 
 

@@ -7,9 +7,10 @@ too (their own graph names are not kept); this keeps one dataset one graph, for 
 from __future__ import annotations
 
 import abc
+import io
 import re
-from collections.abc import Iterable, Sequence
-from typing import IO, TypeAlias
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO, TypeAlias, cast
 
 from kgsvc.errors import DatasetError
 from kgsvc.store.rdf import NamedNode, Quad, QueryBoolean, QuerySolutions, RdfFormat, Triple, parse_quads
@@ -105,6 +106,30 @@ class Store(abc.ABC):
         else:
             self.insert(list(folded))
 
+    def load_chunks(
+        self,
+        chunks: Iterable[bytes],
+        fmt: RdfFormat,
+        *,
+        graph: str,
+        bulk: bool = False,
+        file: str | None = None,
+        trusted: bool = False,
+    ) -> None:
+        """:meth:`load` for RDF text produced piece by piece (kgsvc's mapping of triple files).
+
+        Each chunk holds whole lines. ``chunks`` is consumed on the calling thread, so an exception it raises
+        propagates unchanged (after the store has stopped reading); what was loaded before it is not rolled back
+        on the bulk path.
+        """
+        stream = _ChunkStream(chunks)
+        try:
+            self.load(cast(IO[bytes], stream), fmt, graph=graph, bulk=bulk, file=file, trusted=trusted)
+        except Exception as exc:
+            if stream.error is not None and exc is not stream.error:
+                raise stream.error from exc  # the parser wrapped what read() raised
+            raise
+
     @abc.abstractmethod
     def graphs(self) -> list[str]:
         """IRIs of the named graphs in the store."""
@@ -132,3 +157,30 @@ class Store(abc.ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class _ChunkStream(io.RawIOBase):
+    """A binary reader over an iterator of byte chunks; keeps the iterator's exception in :attr:`error`."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        super().__init__()
+        self._chunks: Iterator[bytes] = iter(chunks)
+        self._pending = memoryview(b"")
+        self.error: Exception | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            try:
+                self._pending = memoryview(next(self._chunks))
+            except StopIteration:
+                return 0
+            except Exception as exc:
+                self.error = exc
+                raise
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size

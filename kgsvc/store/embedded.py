@@ -2,10 +2,17 @@
 
 RocksDB allows one writer per directory: one process owns the data dir; other processes go through
 its HTTP API or use a remote store (DESIGN §8).
+
+Bulk loads of generated text (:meth:`EmbeddedStore.load_chunks`) go through an OS pipe where the platform has
+``/dev/fd``: the bulk loader reads the pipe on its own thread without the GIL, while the caller's thread writes
+the chunks, so Python producing text and Rust parsing and indexing it run on two cores.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO
@@ -133,10 +140,57 @@ class EmbeddedStore(Store):
                 self._store.bulk_load(source, format=fmt, base_iri=base_iri, to_graph=target, lenient=trusted)
             else:
                 self._store.load(source, format=fmt, base_iri=base_iri, to_graph=target, lenient=trusted)
-        except SyntaxError as exc:
-            raise syntax_error(exc, file=file) from exc
-        except UnicodeDecodeError as exc:
-            raise IngestError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
+        except (SyntaxError, UnicodeDecodeError) as exc:
+            raise _parse_error(exc, file) from exc
+
+    def load_chunks(
+        self,
+        chunks: Iterable[bytes],
+        fmt: RdfFormat,
+        *,
+        graph: str,
+        bulk: bool = False,
+        file: str | None = None,
+        trusted: bool = False,
+    ) -> None:
+        if not bulk or fmt.supports_datasets or not _pipes_usable():
+            super().load_chunks(chunks, fmt, graph=graph, bulk=bulk, file=file, trusted=trusted)
+            return
+        read_end, write_end = os.pipe()
+        failures: list[BaseException] = []
+
+        def consume() -> None:
+            try:
+                self._store.bulk_load(
+                    path=f"/dev/fd/{read_end}", format=fmt, to_graph=ox.NamedNode(graph), lenient=trusted
+                )
+            except BaseException as exc:  # re-raised on the caller's thread
+                failures.append(exc)
+            finally:
+                os.close(read_end)  # a writer still blocked on the pipe now gets EPIPE
+
+        pipe = os.fdopen(write_end, "wb", buffering=_PIPE_BUFFER)
+        loader = threading.Thread(target=consume, name="kgsvc-bulk-load", daemon=True)
+        loader.start()
+        stopped = False
+        try:
+            for chunk in chunks:
+                pipe.write(chunk)
+        except BrokenPipeError:
+            stopped = True  # the loader stopped reading: its error is raised below
+        finally:
+            try:
+                pipe.close()  # end of input: the loader finishes what is in the pipe
+            except BrokenPipeError:
+                stopped = True
+            loader.join()
+        if stopped and not failures:
+            raise StoreError("the bulk loader stopped reading its input")
+        if failures:
+            exc = failures[0]
+            if isinstance(exc, SyntaxError | UnicodeDecodeError):
+                raise _parse_error(exc, file) from exc
+            raise exc
 
     def graphs(self) -> list[str]:
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
@@ -170,3 +224,19 @@ class EmbeddedStore(Store):
     def close(self) -> None:
         self.flush()
         del self._store
+
+
+_PIPE_BUFFER = 1 << 20
+
+
+def _pipes_usable() -> bool:
+    """Whether the bulk loader may read an OS pipe by path: POSIX ``/dev/fd``, and SIGPIPE ignored (Python's
+    default), so that a loader that stops early gives the writer ``BrokenPipeError`` instead of killing the process.
+    """
+    return os.name == "posix" and os.path.isdir("/dev/fd") and signal.getsignal(signal.SIGPIPE) == signal.SIG_IGN
+
+
+def _parse_error(exc: SyntaxError | UnicodeDecodeError, file: str | None) -> IngestError:
+    if isinstance(exc, SyntaxError):
+        return syntax_error(exc, file=file)
+    return IngestError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file)
