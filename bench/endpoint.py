@@ -64,7 +64,8 @@ def build(workdir: Path) -> tuple[Path, Path, str]:
         for h, r, t in metaqa_kb():
             out.write(f"{h}\t{r}\t{t}\n")
     data = workdir / "kgsvc-data"
-    with kgsvc.KG.open(data) as kg:
+    # no index build: the endpoint does not use the indexes, and building them takes minutes
+    with kgsvc.KG.open(settings=kgsvc.Settings(data_dir=data, auto_index=False)) as kg:
         started = time.perf_counter()
         result = kg.load(tsv, dataset="metaqa")
         print(f"kgsvc: loaded {result.triples_total:,} triples in {time.perf_counter() - started:.1f} s", flush=True)
@@ -211,16 +212,37 @@ def _request(port: int, target: str) -> bytes:
     ).encode()
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` and its live descendants so far (Linux ``/proc``)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(child) for child in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
 @dataclass
 class Cell:
     requests: int = 0
     errors: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # the server's (all its processes') CPU time during the measured seconds
     latencies: list[float] = field(default_factory=list)
 
     @property
     def rps(self) -> float:
         return self.requests / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_us(self) -> float:
+        """Server CPU time per request, µs: less sensitive than req/s to other load on the machine."""
+        return self.cpu_seconds / self.requests * 1e6 if self.requests else float("nan")
 
     def pct(self, q: float) -> float:
         if not self.latencies:
@@ -256,11 +278,19 @@ async def run_cell(server: Server, queries: list[str], clients: int, seconds: fl
     cell = Cell()
     now = time.perf_counter()
     measure_from, stop_at = now + warmup, now + warmup + seconds
+
+    async def cpu_meter() -> None:
+        await asyncio.sleep(measure_from - time.perf_counter())
+        started = _cpu_seconds(server.process.pid)
+        await asyncio.sleep(stop_at - time.perf_counter())
+        cell.cpu_seconds = _cpu_seconds(server.process.pid) - started
+
     await asyncio.gather(
+        cpu_meter(),
         *(
             _client(server.port, requests, k * max(1, len(requests) // clients), stop_at, measure_from, cell)
             for k in range(clients)
-        )
+        ),
     )
     cell.seconds = seconds
     return cell
@@ -307,6 +337,7 @@ def main() -> None:
             start_kgsvc(data, workdir / "kgsvc.log"),
         ]
         results: dict[tuple[str, int, str], Cell] = {}
+        loads: list[float] = []
         try:
             for mix in mixes:
                 asyncio.run(compare_answers(servers, queries[mix][:20]))
@@ -316,9 +347,11 @@ def main() -> None:
                     for server in order:
                         cell = asyncio.run(run_cell(server, queries[mix], clients, args.seconds, args.warmup))
                         results[(mix, clients, server.name)] = cell
+                        loads.append(os.getloadavg()[0])
                         print(
                             f"{mix:9} {clients:3} clients  {server.name:8} {cell.rps:8.0f} req/s  "
-                            f"p50 {cell.pct(0.5):7.2f} ms  p99 {cell.pct(0.99):7.2f} ms  errors {cell.errors}",
+                            f"p50 {cell.pct(0.5):7.2f} ms  p99 {cell.pct(0.99):7.2f} ms  "
+                            f"server CPU {cell.cpu_us:5.0f} µs/req  errors {cell.errors}  load {loads[-1]:.1f}",
                             flush=True,
                         )
         finally:
@@ -331,20 +364,22 @@ def main() -> None:
     print()
     print(
         f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} CPUs, {args.seconds:g} s per cell after "
-        f"{args.warmup:g} s warm-up, {args.queries} distinct queries per mix (aggregate: 3)"
+        f"{args.warmup:g} s warm-up, {args.queries} distinct queries per mix (aggregate: 3), "
+        f"1-min load average {min(loads):.1f}–{max(loads):.1f} after the cells"
     )
     print()
     print(
-        "| mix | clients | oxigraph req/s | kgsvc req/s | ratio | oxigraph p50 / p99 ms | kgsvc p50 / p99 ms | errors |"
+        "| mix | clients | oxigraph req/s | kgsvc req/s | ratio | oxigraph p50 / p99 ms | kgsvc p50 / p99 ms "
+        "| server CPU µs/req oxigraph / kgsvc | errors |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for mix in mixes:
         for clients in levels:
             ox, kg = results[(mix, clients, "oxigraph")], results[(mix, clients, "kgsvc")]
             print(
                 f"| {mix} | {clients} | {ox.rps:,.0f} | {kg.rps:,.0f} | {kg.rps / ox.rps:.2f}× | "
                 f"{ox.pct(0.5):.2f} / {ox.pct(0.99):.2f} | {kg.pct(0.5):.2f} / {kg.pct(0.99):.2f} | "
-                f"{ox.errors + kg.errors} |"
+                f"{ox.cpu_us:,.0f} / {kg.cpu_us:,.0f} | {ox.errors + kg.errors} |"
             )
     if args.json:
         args.json.write_text(
@@ -356,6 +391,7 @@ def main() -> None:
                         "p99_ms": cell.pct(0.99),
                         "errors": cell.errors,
                         "requests": cell.requests,
+                        "server_cpu_us_per_request": cell.cpu_us,
                     }
                     for (m, c, s), cell in results.items()
                 },

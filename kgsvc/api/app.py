@@ -11,6 +11,9 @@ Routes:
 | ``/docs``, ``/openapi.json`` | OpenAPI documentation |
 | ``GET /``, ``/static/*`` | the web page (:mod:`kgsvc.web`) |
 
+``GET``/``POST`` on the two SPARQL routes bypass FastAPI's middleware and router (:mod:`kgsvc.api.fast_path`);
+the routes stay registered for the other methods (405) and the OpenAPI document.
+
 Status codes: :mod:`kgsvc.api.errors`. Query execution and timeouts: :mod:`kgsvc.api.executor`.
 """
 
@@ -25,6 +28,7 @@ from starlette.concurrency import run_in_threadpool
 import kgsvc
 from kgsvc.api.errors import install_error_handlers
 from kgsvc.api.executor import make_executor
+from kgsvc.api.fast_path import KgsvcApp
 from kgsvc.api.graph_store import graph_store
 from kgsvc.api.json_api import router
 from kgsvc.api.protocol import dataset_sparql, sparql
@@ -51,7 +55,7 @@ _SPARQL_BODY = {
 }
 
 
-def create_app(kg: KG | None = None, settings: Settings | None = None) -> FastAPI:
+def create_app(kg: KG | None = None, settings: Settings | None = None) -> KgsvcApp:
     """The kgsvc web application.
 
     Parameters
@@ -84,7 +88,7 @@ def create_app(kg: KG | None = None, settings: Settings | None = None) -> FastAP
             if kg is None:
                 handle.close()
 
-    app = FastAPI(
+    app = KgsvcApp(
         title="kgsvc",
         version=kgsvc.__version__,
         description="SPARQL 1.1 endpoint, Graph Store Protocol and JSON API over kgsvc datasets.",

@@ -23,6 +23,7 @@ raises the same exception from it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -43,7 +44,7 @@ from kgsvc.errors import (
     QueryError,
 )
 
-__all__ = ["ApiError", "error_response", "install_error_handlers", "status_of"]
+__all__ = ["ApiError", "error_response", "handler_for", "install_error_handlers", "status_of"]
 
 log = logging.getLogger(__name__)
 
@@ -130,10 +131,26 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     return error_response(422, "ValidationError", problems or "invalid request")
 
 
+_HANDLERS: dict[type[Exception], Callable[[Request, Exception], Awaitable[Response]]] = {
+    KgsvcError: _kgsvc_error,
+    ApiError: _kgsvc_error,
+    NotAcceptable: _kgsvc_error,
+    StarletteHTTPException: _http_error,
+    RequestValidationError: _validation_error,
+}
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the mapping above on ``app``."""
-    app.add_exception_handler(KgsvcError, _kgsvc_error)
-    app.add_exception_handler(ApiError, _kgsvc_error)
-    app.add_exception_handler(NotAcceptable, _kgsvc_error)
-    app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(RequestValidationError, _validation_error)
+    for exc_class, handler in _HANDLERS.items():
+        app.add_exception_handler(exc_class, handler)
+
+
+def handler_for(exc: Exception) -> Callable[[Request, Exception], Awaitable[Response]] | None:
+    """The handler :func:`install_error_handlers` registers for ``exc`` (looked up along its MRO, as Starlette's
+    exception middleware does), or ``None``."""
+    for cls in type(exc).__mro__:
+        handler = _HANDLERS.get(cls)
+        if handler is not None:
+            return handler
+    return None

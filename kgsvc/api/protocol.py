@@ -39,7 +39,7 @@ from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import QueryError
 from kgsvc.store import NamedNode
 
-__all__ = ["dataset_sparql", "sparql"]
+__all__ = ["dataset_sparql", "endpoint", "sparql"]
 
 _FORM = "application/x-www-form-urlencoded"
 _QUERY = "application/sparql-query"
@@ -49,12 +49,12 @@ _GRAPH_PARAMS = ("default-graph-uri", "named-graph-uri", "using-graph-uri", "usi
 
 async def sparql(request: Request) -> Response:
     """``/sparql``: query and update over all datasets."""
-    return await _endpoint(request, None)
+    return await endpoint(request, None)
 
 
 async def dataset_sparql(request: Request) -> Response:
     """``/datasets/{name}/sparql``: query and update with the dataset's graph as the default graph."""
-    return await _endpoint(request, request.path_params["name"])
+    return await endpoint(request, request.path_params["name"])
 
 
 def _one(params: list[tuple[str, str]], key: str) -> str | None:
@@ -74,7 +74,8 @@ def _iris(params: list[tuple[str, str]], key: str) -> list[str]:
     return values
 
 
-async def _endpoint(request: Request, dataset: str | None) -> Response:
+async def endpoint(request: Request, dataset: str | None) -> Response:
+    """Answer a SPARQL Protocol request at ``/sparql`` (``dataset`` ``None``) or ``/datasets/{dataset}/sparql``."""
     state = get_state(request)
     graph = state.dataset_graph(dataset) if dataset is not None else None
     url_params = list(request.query_params.multi_items())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +19,7 @@ import httpx
 import pytest
 import uvicorn
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 import kgsvc
 from kgsvc.api import create_app
@@ -52,14 +53,19 @@ class Served:
         return int(self.kg.sparql("SELECT (COUNT(*) AS ?n) { ?s ?p ?o }", dataset=dataset).rows[0]["n"].value)
 
 
-def _serve(data_dir: Path, **overrides: object) -> Iterator[Served]:
+def _serve(
+    data_dir: Path, *, wrap: Callable[[FastAPI], ASGIApp] | None = None, **overrides: object
+) -> Iterator[Served]:
+    """Serve the sample KG from ``data_dir``; ``wrap`` puts an ASGI app of the test's around kgsvc's app."""
     settings = kgsvc.Settings(data_dir=data_dir, **overrides)  # type: ignore[arg-type]
     with kgsvc.KG.open(settings=settings) as kg:
         kg.load(kgsvc.sample_path(), dataset="sample")
         served = Served(url="", kg=kg, settings=settings, app=create_app(kg, settings))
         kg.on_change(served.events.append)
         port = free_port()
-        config = uvicorn.Config(served.app, host="127.0.0.1", port=port, log_level="warning")
+        config = uvicorn.Config(
+            wrap(served.app) if wrap else served.app, host="127.0.0.1", port=port, log_level="warning"
+        )
         server = _ThreadedServer(config)
         thread = threading.Thread(target=server.run, daemon=True, name="kgsvc-test-server")
         thread.start()

@@ -1,0 +1,73 @@
+"""The SPARQL routes without the framework's per-request machinery.
+
+:class:`KgsvcApp` is the FastAPI application with one shortcut: a ``GET`` or ``POST`` to ``/sparql`` or
+``/datasets/{name}/sparql`` goes straight to :mod:`kgsvc.api.protocol`, skipping FastAPI/Starlette's middleware
+stack and router (server-error, telemetry, body-limit, exception and exit-stack middleware, route matching).
+Everything else — other methods on those paths, the Graph Store Protocol, the JSON API, the docs, the web page and
+the lifespan — goes through the full application as before.
+
+The shortcut keeps the routes' contracts because it runs the same code: the same endpoint functions, and errors
+become responses through the same handlers (:func:`kgsvc.api.errors.handler_for`). An exception no handler takes
+propagates to the server, which answers 500 as Starlette's server-error middleware would. It is only taken while
+the skipped layers do nothing for these routes: no user middleware (``add_middleware``), no ``max_body_size`` and
+no ``root_path``; an app configured with any of them serves every request through the full stack.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
+
+from kgsvc.api.errors import handler_for
+from kgsvc.api.protocol import endpoint
+
+__all__ = ["KgsvcApp", "sparql_dataset"]
+
+_DATASETS = "/datasets/"
+_SPARQL = "/sparql"
+
+
+def sparql_dataset(path: str) -> tuple[bool, str | None]:
+    """Whether ``path`` is a SPARQL endpoint, and its dataset name (``None`` for ``/sparql``).
+
+    The name is one non-empty path segment, as the route ``/datasets/{name}/sparql`` matches it.
+
+    >>> sparql_dataset("/sparql"), sparql_dataset("/datasets/films/sparql"), sparql_dataset("/datasets/a/b/sparql")
+    ((True, None), (True, 'films'), (False, None))
+    """
+    if path == _SPARQL:
+        return True, None
+    if path.startswith(_DATASETS) and path.endswith(_SPARQL):
+        name = path[len(_DATASETS) : -len(_SPARQL)]
+        if name and "/" not in name:
+            return True, name
+    return False, None
+
+
+class KgsvcApp(FastAPI):
+    """FastAPI with the SPARQL query/update routes answered directly (see the module docstring)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["method"] in ("GET", "POST")
+            and not (self.user_middleware or self.max_body_size is not None)
+            and not (self.root_path or scope.get("root_path"))
+        ):
+            is_sparql, dataset = sparql_dataset(scope["path"])
+            if is_sparql:
+                scope["app"] = self  # what Starlette sets: the endpoint reads its state from request.app
+                if dataset is not None:
+                    scope["path_params"] = {"name": dataset}
+                request = Request(scope, receive)
+                try:
+                    response = await endpoint(request, dataset)
+                except Exception as exc:
+                    handler = handler_for(exc)
+                    if handler is None:
+                        raise
+                    response = await handler(request, exc)
+                await response(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
