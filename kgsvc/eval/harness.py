@@ -20,6 +20,7 @@ A question that raises a kgsvc error counts as wrong (stage ``error``), logged w
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -278,6 +279,26 @@ def _judge(answer: Answer, q: data.Question, ex: Exemplar | None, reachable: boo
     )
 
 
+def _drop_facts(graph: QAGraph, kb: Sequence[tuple[str, str, str]], drop: float) -> tuple[QAGraph, int]:
+    """``graph`` (built from all of ``kb``) with a seeded share ``drop`` of its facts removed; returns it and the
+    number of facts kept.
+
+    The MetaQA-half setting of EmbedKGQA (Saxena et al., ACL 2020): facts are removed, the **entity set stays
+    the KB's** — every node keeps its id and label (so linking still finds an entity that lost every fact), only
+    the snapshot's triples are the kept ones (``numpy.random.default_rng(0).permutation``, first ``1 − drop``).
+    """
+    keep = np.sort(np.random.default_rng(0).permutation(len(kb))[: round(len(kb) * (1.0 - drop))])
+    nodes = {label: i for i, label in enumerate(graph.node_labels)}
+    relations: dict[str, int] = {}
+    for _, r, _ in kb:
+        relations.setdefault(r, len(relations))  # QAGraph.from_triples numbers relations in this order
+    ids = np.array([(nodes[kb[i][0]], relations[kb[i][1]], nodes[kb[i][2]]) for i in keep], dtype=np.int64)
+    snapshot = GraphSnapshot.from_triples(
+        ids[:, 0], ids[:, 1], ids[:, 2], n_nodes=graph.snapshot.n_nodes, n_relations=graph.snapshot.n_relations
+    )
+    return dataclasses.replace(graph, snapshot=snapshot), len(keep)
+
+
 def run_eval(
     benchmark: str,
     split: str,
@@ -291,6 +312,7 @@ def run_eval(
     drop: float = 0.0,
     gnn: Path | None = None,
     gnn_config: GNNConfig | None = None,
+    gnn_features: bool = True,
 ) -> EvalReport:
     """Evaluate the first ``limit`` questions of ``benchmark``/``split`` (module docstring).
 
@@ -308,12 +330,15 @@ def run_eval(
     embed : callable, optional
         The embedder; default the bundled MiniLM.
     drop : float
-        Share of the KB's triples removed before anything is built (seeded, ``numpy.random.default_rng(0)``):
-        0.5 is the MetaQA-half setting of EmbedKGQA (Saxena et al. 2020) — an incomplete KG.
+        Share of the KB's facts removed (seeded, ``numpy.random.default_rng(0)``) while every entity and its label
+        is kept: 0.5 is the MetaQA-half setting of EmbedKGQA (Saxena et al. 2020) — an incomplete KG
+        (:func:`_drop_facts`).
     gnn : Path, optional
         A GNN model folder for inferred edges (issue 7): trained on this (possibly reduced) graph with
         ``gnn_config`` (a :class:`kgsvc.gnn.model.GNNConfig`) when it holds no model yet, then attached as the
-        graph's predictor; ask with ``options.infer`` to use it.
+        graph's predictor; ask with ``options.infer`` to use it. With ``gnn_features`` the model's node input
+        features are the embeddings of the node labels (the same embedder as linking), so an entity that lost
+        every fact still starts from its name.
 
     Raises
     ------
@@ -328,14 +353,14 @@ def run_eval(
     embed = embed or load_embedder()
     load_kb, load_questions = BENCHMARKS[benchmark][split]
     kb = load_kb()
-    if drop:
-        if not 0.0 < drop < 1.0:
-            raise ValueError(f"drop must be in [0, 1), got {drop}")
-        keep = np.random.default_rng(0).permutation(len(kb))[: round(len(kb) * (1.0 - drop))]
-        kb = [kb[i] for i in sorted(keep.tolist())]
+    if drop and not 0.0 < drop < 1.0:
+        raise ValueError(f"drop must be in [0, 1), got {drop}")
     graph = QAGraph.from_triples(
         kb, base_iri=f"https://kgsvc.local/{benchmark}/", embed=embed, name=f"{benchmark}-{split}"
     )
+    kb_triples = len(kb)
+    if drop:
+        graph, kb_triples = _drop_facts(graph, kb, drop)
     gnn_seconds = 0.0
     if gnn is not None:
         from kgsvc.gnn import artifacts
@@ -344,7 +369,8 @@ def run_eval(
 
         if not (gnn / artifacts.METRICS).exists():
             t0 = time.perf_counter()
-            train_gnn(graph.snapshot, gnn, config=gnn_config, threads=1)
+            features = graph.embed(list(graph.node_labels)) if gnn_features else None
+            train_gnn(graph.snapshot, gnn, config=gnn_config, threads=1, features=features)
             gnn_seconds = time.perf_counter() - t0
         graph.predictor = LinkPredictor.load(gnn, graph.snapshot)
     questions = load_questions()[:limit]
@@ -379,7 +405,7 @@ def run_eval(
             progress(i + 1, len(questions))
     extra = {
         "drop": drop,
-        "kb_triples": len(kb),
+        "kb_triples": kb_triples,
         "gnn": str(gnn) if gnn else None,
         "gnn_train_s": round(gnn_seconds, 1),
     }

@@ -4,7 +4,9 @@ Layout of an output folder::
 
     model.pt                  best model state + GNNConfig (torch.save, weights only)
     node_embeddings.npy       float32 (n_nodes × dim): encoder output z, row = snapshot node id
-    relation_embeddings.npy   float32 (n_relations × dim): DistMult diagonals w_r
+    relation_embeddings.npy   float32 (2·n_relations × dim): DistMult diagonals w_r (rows ≥ n_relations: inverses)
+    relation_priors.npy       float32 (2·n_relations × dim): relation priors u_r (kgsvc.gnn.model)
+    relation_ranges.npy       bool (2·n_relations × n_nodes): candidate answers per relation (type constraint)
     metrics.json              config, split sizes, held-out metrics, random baseline, calibration, timings
 
 Replacement is all-or-nothing: the new folder is written complete under a temporary name beside the target and
@@ -29,6 +31,8 @@ __all__ = [
     "MODEL",
     "NODE_EMBEDDINGS",
     "RELATION_EMBEDDINGS",
+    "RELATION_PRIORS",
+    "RELATION_RANGES",
     "read_metrics",
     "replace_folder",
     "resolve_output",
@@ -37,6 +41,8 @@ __all__ = [
 MODEL = "model.pt"
 NODE_EMBEDDINGS = "node_embeddings.npy"
 RELATION_EMBEDDINGS = "relation_embeddings.npy"
+RELATION_PRIORS = "relation_priors.npy"
+RELATION_RANGES = "relation_ranges.npy"
 METRICS = "metrics.json"
 
 

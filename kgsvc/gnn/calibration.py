@@ -8,8 +8,12 @@ query-normalised score ``s = f(h, r, c) − log Σ_{c'} exp f(h, r, c')`` (log-s
 candidates ``c'``): raw DistMult logits differ in scale between queries (a 4-valued attribute versus a
 1,000-candidate head query), and fitting them pooled gave a *negative* slope on WorldCup2014. A logistic curve
 ``p(s) = σ(a · s + b)`` is fitted to (``s``, label) by maximum likelihood (Platt 1999). ``p`` then estimates
-the precision of proposals with score ``s``; a threshold on ``p`` (0.5 by default in
-:mod:`kgsvc.gnn.predict`) is a precision target.
+the precision of proposals with score ``s``; a threshold on ``p`` is a precision target.
+
+The **proposal threshold** is chosen on the same held-out queries (:func:`choose_threshold`): among each query's
+*best* proposal, accepting those with ``p ≥ τ`` has precision P(τ) (share of accepted ones that are held-out
+edges) and recall R(τ) (share of queries answered by a held-out edge); ``τ`` maximises F1 = 2PR / (P + R). It is
+stored with the calibration and is the default threshold of :mod:`kgsvc.gnn.predict` and of ``ask(infer=True)``.
 
 Caveat: labels count only the held-out edges as true; a candidate that is true in the world but in neither the
 graph nor the held-out split is counted false, so ``p`` is a lower estimate of precision.
@@ -22,12 +26,13 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Calibration", "fit_platt", "logsumexp"]
+__all__ = ["Calibration", "choose_threshold", "fit_platt", "logsumexp"]
 
 
 def logsumexp(values: npt.NDArray[np.floating]) -> float:
@@ -40,12 +45,14 @@ def logsumexp(values: npt.NDArray[np.floating]) -> float:
 
 @dataclass(frozen=True)
 class Calibration:
-    """``probability(s) = 1 / (1 + exp(-(a · s + b)))``; ``samples`` / ``positives`` describe the fit set."""
+    """``probability(s) = 1 / (1 + exp(-(a · s + b)))``; ``samples`` / ``positives`` describe the fit set;
+    ``threshold`` is the proposal threshold chosen on held-out queries (:func:`choose_threshold`)."""
 
     a: float
     b: float
     samples: int
     positives: int
+    threshold: float = 0.5
 
     def probability(self, logits: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Calibrated probabilities of raw DistMult logits (same shape)."""
@@ -91,3 +98,30 @@ def fit_platt(logits: npt.ArrayLike, labels: npt.ArrayLike, *, steps: int = 200)
     optimizer.step(closure)  # type: ignore[no-untyped-call]
     a, b = params.detach().tolist()
     return Calibration(a=a / scale, b=b, samples=int(y.numel()), positives=positives)
+
+
+def choose_threshold(calibration: Calibration, probabilities: npt.ArrayLike, correct: npt.ArrayLike) -> Calibration:
+    """``calibration`` with ``threshold`` set to the F1-maximising cut of held-out best proposals (module docstring).
+
+    ``probabilities[i]`` is the calibrated probability of query ``i``'s best proposal, ``correct[i]`` whether it
+    is a held-out true edge. Ties in F1 keep the higher threshold.
+
+    Raises
+    ------
+    ValueError
+        When the inputs differ in length, are empty, or no proposal is correct.
+
+    Notes
+    -----
+    O(q log q) for q queries.
+    """
+    p = np.asarray(probabilities, dtype=np.float64).ravel()
+    y = np.asarray(correct, dtype=np.float64).ravel()
+    if p.shape != y.shape or p.size == 0 or y.sum() == 0:
+        raise ValueError(f"need one correctness flag per probability and at least one correct, got {p.size}/{y.size}")
+    order = np.argsort(-p, kind="stable")
+    hits = np.cumsum(y[order])
+    precision, recall = hits / np.arange(1, p.size + 1), hits / p.size
+    f1 = np.where(hits > 0, 2 * precision * recall / np.maximum(precision + recall, 1e-12), 0.0)
+    best = int(np.argmax(f1))
+    return dataclasses.replace(calibration, threshold=float(p[order][best]))

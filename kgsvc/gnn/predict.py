@@ -2,14 +2,18 @@
 
 Entry point: :class:`LinkPredictor`, opened on the folder written by :func:`kgsvc.gnn.train.train_gnn`.
 
-* :meth:`LinkPredictor.score` — DistMult logits ``Σ_k z_h[k] · w_r[k] · z_t[k]`` (R-GCN eq. 6) of given triples,
-  with their calibrated probabilities;
+* :meth:`LinkPredictor.score` — logits ``f(h, r, t) = Σ_k (z_h[k] · w_r[k] + u_r[k]) · z_t[k]`` (DistMult,
+  R-GCN eq. 6, with the relation prior ``u_r`` of :mod:`kgsvc.gnn.model`) of given triples, with their
+  calibrated probabilities (``-inf`` / 0 for a node outside the relation's type-constrained candidates);
 * :meth:`LinkPredictor.top_tails` / :meth:`LinkPredictor.top_heads` — the best candidates for ``(h, r, ?)`` /
-  ``(?, r, t)`` that are **not** stored triples of the graph, with calibrated probability ``≥ threshold``.
+  ``(?, r, t)`` that are **not** stored triples of the graph, with calibrated probability ``≥ threshold``; a head
+  query is the tail query ``(t, r + R, ?)`` of the inverse relation.
 
 The probability is Platt-scaled on held-out edges (:mod:`kgsvc.gnn.calibration`) from the logit's log-softmax over
 the query's non-stored candidates: it estimates the precision of such a proposal, counting only held-out edges
-as true. ``threshold=0.5`` keeps proposals estimated more likely right than wrong. This is what the matcher's
+as true. The default threshold is the one chosen on held-out queries at training time
+(:func:`kgsvc.gnn.calibration.choose_threshold`); 0.5 keeps proposals estimated more likely right than wrong.
+This is what the matcher's
 inferred edges read (issue 7): ``Prediction.probability`` is the calibrated score, for a GSD penalty there.
 """
 
@@ -46,7 +50,10 @@ class LinkPredictor:
     Parameters
     ----------
     node_embeddings : (n_nodes × d) array
-    relation_embeddings : (n_relations × d) array
+    relation_embeddings, relation_priors : (2 · n_relations × d) arrays
+        ``w_r`` and ``u_r``; rows ``n_relations + r`` are the inverse relations (head queries).
+    relation_ranges : (2 · n_relations × n_nodes) bool array
+        The candidate answers of each relation (:func:`kgsvc.gnn.model.answer_ranges`); others are never proposed.
     calibration : Calibration
     snapshot : GraphSnapshot
         The graph the model was trained on (its stored triples are excluded from proposals).
@@ -56,23 +63,33 @@ class LinkPredictor:
         self,
         node_embeddings: npt.NDArray[np.floating],
         relation_embeddings: npt.NDArray[np.floating],
+        relation_priors: npt.NDArray[np.floating],
+        relation_ranges: npt.NDArray[np.bool_],
         calibration: Calibration,
         snapshot: GraphSnapshot,
     ) -> None:
         if node_embeddings.ndim != 2 or relation_embeddings.ndim != 2:
             raise ValueError("embeddings must be 2-D arrays")
+        if relation_priors.shape != relation_embeddings.shape:
+            raise ValueError(
+                f"relation priors {relation_priors.shape} differ from relations {relation_embeddings.shape}"
+            )
+        if relation_ranges.shape != (relation_embeddings.shape[0], node_embeddings.shape[0]):
+            raise ValueError(f"relation ranges {relation_ranges.shape} do not fit the embeddings")
         if node_embeddings.shape[1] != relation_embeddings.shape[1]:
             raise ValueError(
                 f"node and relation embeddings differ in width: {node_embeddings.shape[1]} vs "
                 f"{relation_embeddings.shape[1]}"
             )
-        if node_embeddings.shape[0] != snapshot.n_nodes or relation_embeddings.shape[0] != snapshot.n_relations:
+        if node_embeddings.shape[0] != snapshot.n_nodes or relation_embeddings.shape[0] != 2 * snapshot.n_relations:
             raise ValueError(
-                f"embeddings cover {node_embeddings.shape[0]} nodes / {relation_embeddings.shape[0]} relations, the "
-                f"snapshot has {snapshot.n_nodes} / {snapshot.n_relations}"
+                f"embeddings cover {node_embeddings.shape[0]} nodes / {relation_embeddings.shape[0]} relations and "
+                f"inverses, the snapshot has {snapshot.n_nodes} / 2 × {snapshot.n_relations}"
             )
         self.z = np.asarray(node_embeddings, dtype=np.float32)
         self.w = np.asarray(relation_embeddings, dtype=np.float32)
+        self.u = np.asarray(relation_priors, dtype=np.float32)
+        self.ranges = np.asarray(relation_ranges, dtype=bool)
         self.calibration = calibration
         self.snapshot = snapshot
 
@@ -90,12 +107,14 @@ class LinkPredictor:
             metrics = artifacts.read_metrics(folder)
             z = np.load(folder / artifacts.NODE_EMBEDDINGS, mmap_mode="r", allow_pickle=False)
             w = np.load(folder / artifacts.RELATION_EMBEDDINGS, allow_pickle=False)
+            u = np.load(folder / artifacts.RELATION_PRIORS, allow_pickle=False)
+            ranges = np.load(folder / artifacts.RELATION_RANGES, allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise IndexError_(f"GNN model folder {folder} cannot be read: {exc}") from exc
         if metrics.get("calibration") is None:
             raise IndexError_(f"GNN model folder {folder} has no calibration (too few held-out edges to fit it)")
         try:
-            return cls(z, w, Calibration(**metrics["calibration"]), snapshot)
+            return cls(z, w, u, ranges, Calibration(**metrics["calibration"]), snapshot)
         except ValueError as exc:
             raise IndexError_(f"GNN model folder {folder} does not fit the snapshot: {exc}") from exc
 
@@ -122,13 +141,19 @@ class LinkPredictor:
         self._check("heads", h, self.snapshot.n_nodes)
         self._check("tails", t, self.snapshot.n_nodes)
         self._check("relations", r, self.snapshot.n_relations)
-        logits = (self.z[h] * self.w[r] * self.z[t]).sum(axis=-1)
+        logits = np.where(self.ranges[r, t], ((self.z[h] * self.w[r] + self.u[r]) * self.z[t]).sum(axis=-1), -np.inf)
         normalised = np.empty(logits.shape, dtype=np.float64)
         for i, (head, relation) in enumerate(zip(h.ravel(), r.ravel(), strict=True)):
-            row = self.z @ (self.z[head] * self.w[relation])
+            row = self._logits(int(head), int(relation))
             row[self._stored(int(head), int(relation), outgoing=True)] = -np.inf
             normalised.flat[i] = logits.flat[i] - logsumexp(row)
         return logits, self.calibration.probability(normalised)
+
+    def _logits(self, anchor: int, query: int) -> npt.NDArray[np.float32]:
+        """Logits of every node as the answer of ``(anchor, query, ?)`` (query ≥ R: inverse), ``-inf`` off range."""
+        logits: npt.NDArray[np.float32] = self.z @ (self.z[anchor] * self.w[query] + self.u[query])
+        logits[~self.ranges[query]] = -np.inf
+        return logits
 
     def _stored(self, node: int, relation: int, *, outgoing: bool) -> npt.NDArray[np.int64]:
         start, stop = self.snapshot.relation_range(node, relation)
@@ -136,12 +161,14 @@ class LinkPredictor:
         stored: npt.NDArray[np.int64] = np.asarray(self.snapshot.neighbors[start:stop])[mask].astype(np.int64)
         return stored
 
-    def _top(self, anchor: int, relation: int, k: int, threshold: float, *, tails: bool) -> list[Prediction]:
+    def _top(self, anchor: int, relation: int, k: int, threshold: float | None, *, tails: bool) -> list[Prediction]:
         self._check("node", np.array([anchor]), self.snapshot.n_nodes)
         self._check("relation", np.array([relation]), self.snapshot.n_relations)
+        threshold = self.calibration.threshold if threshold is None else threshold
         if k < 1 or not 0.0 <= threshold < 1.0:
             raise ValueError(f"need k >= 1 and 0 <= threshold < 1, got k={k}, threshold={threshold}")
-        logits = self.z @ (self.z[anchor] * self.w[relation])
+        query = relation if tails else relation + self.snapshot.n_relations
+        logits = self._logits(anchor, query)
         logits[self._stored(anchor, relation, outgoing=tails)] = -np.inf
         normalised = logits - logsumexp(logits)
         k = min(k, logits.shape[0])
@@ -154,8 +181,9 @@ class LinkPredictor:
             if np.isfinite(s) and p >= threshold
         ]
 
-    def top_tails(self, head: int, relation: int, *, k: int = 10, threshold: float = 0.5) -> list[Prediction]:
-        """The ≤ ``k`` best tails ``t`` with ``(head, relation, t)`` not stored and probability ≥ ``threshold``.
+    def top_tails(self, head: int, relation: int, *, k: int = 10, threshold: float | None = None) -> list[Prediction]:
+        """The ≤ ``k`` best tails ``t`` with ``(head, relation, t)`` not stored and probability ≥ ``threshold``
+        (default: the calibrated proposal threshold, ``calibration.threshold``).
 
         Sorted by logit descending, ties by node id. O(n · d) time for n nodes.
 
@@ -166,7 +194,7 @@ class LinkPredictor:
         """
         return self._top(head, relation, k, threshold, tails=True)
 
-    def top_heads(self, relation: int, tail: int, *, k: int = 10, threshold: float = 0.5) -> list[Prediction]:
+    def top_heads(self, relation: int, tail: int, *, k: int = 10, threshold: float | None = None) -> list[Prediction]:
         """The ≤ ``k`` best heads ``h`` with ``(h, relation, tail)`` not stored and probability ≥ ``threshold``.
 
         Same contract as :meth:`top_tails`.

@@ -4,18 +4,27 @@ Entry point: :func:`train_gnn`. Steps:
 
 1. **Split** the snapshot's triples (seeded, :func:`kgsvc.gnn.split.split_edges`) into train / valid / test;
    only training triples carry messages, so held-out edges are truly unseen.
-2. **Train** with Adam on binary cross-entropy (R-GCN eq. 7): each positive training triple gets
-   ``negatives`` corruptions, each replacing the head or the tail (chosen 50/50) by a uniformly random node
-   (Bordes et al. 2013). Loss = BCE(positives, 1) + BCE(negatives, 0) + ``reg`` · mean(w_r²).
+2. **Train** with Adam and 1-N scoring (Dettmers et al. 2018 §4; "1vsAll" in Ruffinelli et al. 2020): every
+   training triple ``(h, r, t)`` gives a tail query ``(h, r, ?)`` with answer ``t`` and a head query
+   ``(t, r + R, ?)`` (inverse relation) with answer ``h``; each query is scored against **every** candidate
+   answer of its relation at once, and the loss is the softmax cross-entropy of its answer among those
+   type-constrained candidates
+   (:func:`kgsvc.gnn.model.answer_ranges` of the training triples; label smoothing ``label_smoothing``) + ``reg``
+   · mean of the squared decoder relation vectors. A step takes ``batch_size`` queries: the encoder runs once,
+   and the (queries × candidates) logits are formed and back-propagated per relation in chunks of 2,048 queries
+   into the encoder output, so memory stays O(2048 · n) whatever the batch size.
 3. **Early stopping** every ``eval_every`` epochs on filtered MRR over (at most ``max_eval``) validation triples;
    training stops after ``patience`` evaluations without improvement, or at ``epochs``; the best state is kept.
 4. **Report** filtered MRR / Hits@k on the test triples (valid when there is no test split) beside a random
    ranking baseline scored the same way, **calibrate** logits on the validation triples
-   (:mod:`kgsvc.gnn.calibration`), and **write** the output folder atomically (:mod:`kgsvc.gnn.artifacts`).
+   (:mod:`kgsvc.gnn.calibration`) and choose the **proposal threshold** there (the calibrated probability
+   that maximises F1 of the validation queries' best proposals, :func:`kgsvc.gnn.calibration.choose_threshold`),
+   and **write** the output folder atomically (:mod:`kgsvc.gnn.artifacts`).
 
 Batching rule: message passing is always **full-batch** (the encoder runs over the whole training graph at every
 step: O(L·(|E|·d + n·d²)) time, O(L·(|E| + n)·d) memory — about 0.5 GB for MetaQA's 43k nodes and 130k message
-edges at d = 64), while the supervised triples are processed in mini-batches of ``batch_size``. Neighbour-sampled
+edges at d = 64), while the queries are processed in mini-batches of ``batch_size``, each scored against its
+relation's candidates (at most n nodes): O(batch_size · n · d) time per step. Neighbour-sampled
 mini-batches (``LinkNeighborLoader``) need ``pyg-lib`` or ``torch-sparse``, which are not installed here; graphs
 whose estimated activation memory exceeds ``max_memory_bytes`` are refused with a clear error instead.
 
@@ -44,9 +53,9 @@ import torch
 
 from kgsvc.errors import KgsvcError
 from kgsvc.gnn import artifacts
-from kgsvc.gnn.calibration import Calibration, fit_platt, logsumexp
+from kgsvc.gnn.calibration import Calibration, choose_threshold, fit_platt, logsumexp
 from kgsvc.gnn.metrics import KnownTriples, ranking_metrics
-from kgsvc.gnn.model import GNNConfig, RGCNDistMult, message_graph
+from kgsvc.gnn.model import GNNConfig, RGCNDistMult, answer_ranges, message_graph
 from kgsvc.gnn.split import EdgeSplit, split_edges
 from kgsvc.index.snapshot import GraphSnapshot
 
@@ -56,6 +65,7 @@ log = logging.getLogger(__name__)
 
 CHECKPOINT = "checkpoint.pt"
 _BYTES_PER_ACTIVATION = 4 * 6  # float32 message + gradient + dropout mask + aggregation buffers, measured roughly
+_CHUNK = 2048  # queries whose (chunk × n_nodes) logits are materialised at once
 
 
 class TrainingCancelled(KgsvcError):
@@ -85,23 +95,14 @@ class TrainResult:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def _fingerprint(snapshot: GraphSnapshot, config: GNNConfig) -> str:
+def _fingerprint(snapshot: GraphSnapshot, config: GNNConfig, features: npt.NDArray[np.floating] | None) -> str:
     digest = hashlib.blake2b(digest_size=16)
-    for array in (snapshot.triple_heads, snapshot.triple_relations, snapshot.triple_tails):
+    arrays = [snapshot.triple_heads, snapshot.triple_relations, snapshot.triple_tails]
+    for array in arrays if features is None else [*arrays, features]:
         digest.update(np.ascontiguousarray(array).tobytes())
     digest.update(f"{snapshot.n_nodes}/{snapshot.n_relations}".encode())
     digest.update(json.dumps(config.to_dict(), sort_keys=True).encode())
     return digest.hexdigest()
-
-
-def _corrupt(positives: torch.Tensor, n_nodes: int, k: int, generator: torch.Generator) -> torch.Tensor:
-    """``k`` corruptions per positive row: head or tail (50/50) replaced by a uniform random node."""
-    negatives = positives.repeat_interleave(k, dim=0)
-    random_nodes = torch.randint(n_nodes, (negatives.shape[0],), generator=generator).to(positives.device)
-    tail = torch.rand(negatives.shape[0], generator=generator).to(positives.device) < 0.5
-    negatives[:, 2] = torch.where(tail, random_nodes, negatives[:, 2])
-    negatives[:, 0] = torch.where(tail, negatives[:, 0], random_nodes)
-    return negatives
 
 
 class _Scorer:
@@ -127,8 +128,8 @@ def _random_scorer(n_nodes: int, seed: int) -> Callable[[npt.NDArray[np.int64], 
 def calibration_set(
     scorer: _Scorer, valid: npt.NDArray[np.int64], train: KnownTriples, held: KnownTriples, *, top_k: int = 10
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """(log-softmax score, label) pairs of the top-``top_k`` non-training proposals of every validation query
-    (see :mod:`kgsvc.gnn.calibration`)."""
+    """(log-softmax score, label) of the top-``top_k`` non-training proposals of every validation query (see
+    :mod:`kgsvc.gnn.calibration`): two (queries × top_k) arrays, each row best first."""
     logits: list[npt.NDArray[np.float64]] = []
     labels: list[npt.NDArray[np.int64]] = []
     for start in range(0, valid.shape[0], 256):
@@ -143,9 +144,10 @@ def calibration_set(
                 row[known(int(anchor), int(relation))] = -np.inf
                 row = row - logsumexp(row)  # query-normalised: log-softmax over the non-stored candidates
                 top = np.argpartition(-row, top_k)[:top_k]
+                top = top[np.argsort(-row[top], kind="stable")]
                 logits.append(row[top])
                 labels.append(np.isin(top, truth(int(anchor), int(relation))).astype(np.int64))
-    return np.concatenate(logits), np.concatenate(labels)
+    return np.stack(logits), np.stack(labels)
 
 
 def _check_memory(snapshot: GraphSnapshot, config: GNNConfig, limit: int) -> None:
@@ -169,6 +171,7 @@ def train_gnn(
     device: str | None = None,
     max_memory_bytes: int = 8 * 2**30,
     threads: int | None = None,
+    features: npt.NDArray[np.floating] | None = None,
 ) -> TrainResult:
     """Train on ``snapshot`` and write the model folder ``output`` (replaced atomically); see the module docstring.
 
@@ -194,6 +197,9 @@ def train_gnn(
     threads : int, optional
         CPU threads for torch during this call (restored after). On shared machines 1 is much faster than
         several: intra-op threads spin on busy cores (measured 30 ms versus 1 s per WC2014 forward pass).
+    features : (n_nodes × f) array, optional
+        Node input features (e.g. the label embeddings of the index; :class:`kgsvc.gnn.model.RGCNDistMult`).
+        They are part of the checkpoint fingerprint, not of the saved model: pass the same ones to resume.
 
     Returns
     -------
@@ -216,7 +222,7 @@ def train_gnn(
     if threads is not None:
         torch.set_num_threads(threads)
     try:
-        return _train(snapshot, Path(output), config, checkpoint_dir, progress, should_cancel, device)
+        return _train(snapshot, Path(output), config, checkpoint_dir, progress, should_cancel, device, features)
     finally:
         torch.set_num_threads(previous_threads)
 
@@ -229,18 +235,25 @@ def _train(
     progress: Callable[[TrainProgress], None] | None,
     should_cancel: Callable[[], bool] | None,
     device: str | None,
+    features: npt.NDArray[np.floating] | None,
 ) -> TrainResult:
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     started = time.perf_counter()
     split = split_edges(
         snapshot, valid_fraction=config.valid_fraction, test_fraction=config.test_fraction, seed=config.seed
     )
-    fingerprint = _fingerprint(snapshot, config)
+    fingerprint = _fingerprint(snapshot, config, features)
     torch.manual_seed(config.seed)
-    model = RGCNDistMult(snapshot.n_nodes, snapshot.n_relations, config).to(dev)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    x = None if features is None else torch.as_tensor(np.asarray(features, dtype=np.float32))
     train = torch.as_tensor(split.train, device=dev)
+    ranges = answer_ranges(train, snapshot.n_nodes, snapshot.n_relations)
+    model = RGCNDistMult(snapshot.n_nodes, snapshot.n_relations, config, x, ranges).to(dev)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    candidates = [torch.nonzero(row).squeeze(1) for row in ranges]
+    position = torch.cumsum(ranges, dim=1) - 1  # position[r, c]: index of c among the candidates of r
     edge_index, edge_type = message_graph(train[:, 0], train[:, 1], train[:, 2], snapshot.n_relations)
+    inverse = torch.stack([train[:, 2], train[:, 1] + snapshot.n_relations, train[:, 0]], dim=1)
+    queries = torch.cat([train, inverse])  # (anchor, relation, answer): tail queries, then head queries
     known_all = KnownTriples(split.all, snapshot.n_relations)
     valid_eval = split.valid[: config.max_eval]
     generator = torch.Generator().manual_seed(config.seed)
@@ -262,21 +275,13 @@ def _train(
             raise TrainingCancelled(f"GNN training cancelled after epoch {state['epoch']}", epoch=state["epoch"])
         epoch = state["epoch"] + 1
         model.train()
-        order = torch.randperm(train.shape[0], generator=generator).to(dev)
+        order = torch.randperm(queries.shape[0], generator=generator).to(dev)
         losses = []
-        for start in range(0, train.shape[0], config.batch_size):
-            positives = train[order[start : start + config.batch_size]]
-            negatives = _corrupt(positives, snapshot.n_nodes, config.negatives, generator)
-            z = model.encode(edge_index, edge_type)
-            pos = model.score(z, positives[:, 0], positives[:, 1], positives[:, 2])
-            neg = model.score(z, negatives[:, 0], negatives[:, 1], negatives[:, 2])
-            bce = torch.nn.functional.binary_cross_entropy_with_logits
-            loss = bce(pos, torch.ones_like(pos)) + bce(neg, torch.zeros_like(neg))
-            loss = loss + config.reg * model.relation[positives[:, 1]].pow(2).mean()
+        for start in range(0, queries.shape[0], config.batch_size):
             optimizer.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
+            batch = queries[order[start : start + config.batch_size]]
+            losses.append(_step(model, edge_index, edge_type, batch, candidates, position, config))
             optimizer.step()
-            losses.append(float(loss.item()))
         valid_mrr = None
         if epoch % config.eval_every == 0 or epoch == config.epochs:
             valid_mrr = _evaluate(model, edge_index, edge_type, valid_eval, known_all)["mrr"]
@@ -297,6 +302,41 @@ def _train(
     if state["best_state"] is not None:
         model.load_state_dict(state["best_state"])
     return _finish(model, snapshot, split, config, output, state, edge_index, edge_type, known_all, train_seconds, dev)
+
+
+def _step(
+    model: RGCNDistMult,
+    edge_index: torch.Tensor,
+    edge_type: torch.Tensor,
+    batch: torch.Tensor,
+    candidates: list[torch.Tensor],
+    position: torch.Tensor,
+    config: GNNConfig,
+) -> float:
+    """Gradients of one 1-N step over ``batch`` (queries × (anchor, relation, answer)); returns its loss.
+
+    The encoder runs once; per relation, the logits against its ``candidates`` are built chunk by chunk against a
+    detached copy of the encoder output, whose accumulated gradient is then sent back through the encoder (same
+    gradient as one big batch, less memory).
+    """
+    z = model.encode(edge_index, edge_type)
+    leaf = z.detach().requires_grad_()
+    total = 0.0
+    for relation in torch.unique(batch[:, 1]).tolist():
+        group = batch[batch[:, 1] == relation]
+        ends = leaf[candidates[relation]]
+        for start in range(0, group.shape[0], _CHUNK):
+            anchors, relations, answers = group[start : start + _CHUNK].T
+            logits = model.queries(leaf, anchors, relations) @ ends.T
+            targets = position[relation, answers]
+            loss = torch.nn.functional.cross_entropy(logits, targets, label_smoothing=config.label_smoothing)
+            loss = loss * (anchors.shape[0] / batch.shape[0])
+            loss.backward(retain_graph=True)
+            total += float(loss.item())
+    reg = config.reg * (model.relation.pow(2).mean() + model.prior.pow(2).mean())
+    reg.backward()  # type: ignore[no-untyped-call]
+    z.backward(leaf.grad)  # type: ignore[no-untyped-call]
+    return total + float(reg.item())
 
 
 def _evaluate(
@@ -361,7 +401,10 @@ def _finish(
     )
     calibration: Calibration | None
     try:
-        calibration = fit_platt(logits, labels)
+        finite = np.isfinite(logits)  # a relation with fewer than top_k candidates pads its row with -inf
+        fitted = fit_platt(logits[finite], labels[finite])
+        best = finite[:, 0]
+        calibration = choose_threshold(fitted, fitted.probability(logits[best, 0]), labels[best, 0])
     except ValueError as exc:
         log.warning("GNN calibration skipped: %s", exc)
         calibration = None
@@ -370,6 +413,7 @@ def _finish(
         "device": str(dev),
         "n_nodes": snapshot.n_nodes,
         "n_relations": snapshot.n_relations,
+        "features": None if model.project is None else model.project.in_features,  # input feature width
         "split": {"train": len(split.train), "valid": len(split.valid), "test": len(split.test)},
         "epochs": state["epoch"],
         "best_valid_mrr": state["best_mrr"],
@@ -390,7 +434,8 @@ def _finish(
     with artifacts.replace_folder(output) as folder:
         torch.save({"model": model.state_dict(), "config": config.to_dict()}, folder / artifacts.MODEL)
         np.save(folder / artifacts.NODE_EMBEDDINGS, z.float().cpu().numpy(), allow_pickle=False)
-        relations = model.relation.detach().float().cpu().numpy()
-        np.save(folder / artifacts.RELATION_EMBEDDINGS, relations, allow_pickle=False)
+        for name, values in ((artifacts.RELATION_EMBEDDINGS, model.relation), (artifacts.RELATION_PRIORS, model.prior)):
+            np.save(folder / name, values.detach().float().cpu().numpy(), allow_pickle=False)
+        np.save(folder / artifacts.RELATION_RANGES, model.ranges.cpu().numpy(), allow_pickle=False)
         (folder / artifacts.METRICS).write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
     return TrainResult(output=Path(output), metrics=metrics)

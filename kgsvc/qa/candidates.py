@@ -5,7 +5,10 @@ the model choose only among them, so the chosen query is executable and grounded
 candidates are enumerated on the graph snapshot (never by SPARQL round trips), in two templates:
 
 * **paths** — from one linked node, relation paths of 1–``max_hops`` hops, each step a relation walked in stored
-  direction (``outgoing``) or against it; the end nodes of a path must differ from the start node;
+  direction (``outgoing``) or against it. A path is a **non-backtracking walk**: it never walks straight back along
+  the triple it just came by, but it may revisit nodes, the start node included ("the nationality of X 's
+  daughter 's mother" walks X → daughter → X → nationality; PathQuestion's gold answers are exactly the ends of
+  such walks). Its end set may contain the start node;
 * **conjunctions** — two linked nodes of different mentions, one hop each, meeting at a node other than both.
 
 A candidate is identified by its branches ``(anchor node, steps)``; its **signature** (relation keys instead of
@@ -19,8 +22,13 @@ Notes
 -----
 Expansion works on node *sets* per signature (vectorised CSR gathers), so the cost is bounded by the number of
 CSR entries read, not by the number of paths: a set expansion reading more than ``max_entries`` entries is
-skipped and the enumeration is flagged ``truncated``. Set semantics cannot check that the nodes of one path are
-distinct beyond "end ≠ start"; the GSD match of the chosen pattern enforces the full injectivity.
+skipped and the enumeration is flagged ``truncated``. With sets, "not straight back" is exact where the set two
+steps back is one node (always so for the start node: ``r →`` then ``← r`` never returns to it); elsewhere a
+backtracking walk may add ends, and the GSD match of the chosen pattern (distinct triples) decides.
+
+A walk of at most 3 steps that is non-backtracking repeats a triple only as ``X –s→ Y –t→ X –s→ Y`` (the third
+step walks the first triple again, self-loops aside): the GSD match, which maps pattern edges to distinct
+triples, covers that walk with the quotient pattern of :func:`walk_quotient` (``X –s→ ?answer –t→ X``).
 """
 
 from __future__ import annotations
@@ -42,7 +50,9 @@ __all__ = [
     "candidate_pattern",
     "enumerate_candidates",
     "enumerate_paths",
+    "reverse",
     "verbalise",
+    "walk_quotient",
 ]
 
 RelStep = tuple[int, bool]
@@ -97,18 +107,14 @@ def _gather(snapshot: GraphSnapshot, nodes: I64, max_entries: int) -> tuple[I64,
     return key, neighbors
 
 
-def _groups(key: I64, neighbors: I64, exclude: Sequence[int]) -> list[tuple[RelStep, I64]]:
+def _groups(key: I64, neighbors: I64) -> list[tuple[RelStep, I64]]:
     if key.size == 0:
         return []
     order = np.lexsort((neighbors, key))
     key, neighbors = key[order], neighbors[order]
     keep = np.ones(key.shape[0], dtype=bool)
     keep[1:] = (key[1:] != key[:-1]) | (neighbors[1:] != neighbors[:-1])
-    if exclude:
-        keep &= ~np.isin(neighbors, np.asarray(exclude, dtype=np.int64))
     key, neighbors = key[keep], neighbors[keep]
-    if key.size == 0:
-        return []
     bounds = np.flatnonzero(np.diff(key)) + 1
     out = []
     for k, ends in zip(key[np.r_[0, bounds]].tolist(), np.split(neighbors, bounds), strict=True):
@@ -116,37 +122,49 @@ def _groups(key: I64, neighbors: I64, exclude: Sequence[int]) -> list[tuple[RelS
     return out
 
 
+def reverse(step: RelStep) -> RelStep:
+    """The step that walks the same relation the other way."""
+    return step[0], not step[1]
+
+
 def enumerate_paths(
     snapshot: GraphSnapshot, anchor: int, *, max_hops: int = 3, max_entries: int = 200_000
 ) -> tuple[dict[tuple[RelStep, ...], I64], bool]:
-    """Every relation path of 1..``max_hops`` steps from ``anchor`` with its set of end nodes (≠ ``anchor``).
+    """Every non-backtracking relation walk of 1..``max_hops`` steps from ``anchor`` with its set of end nodes.
 
     Returns
     -------
     paths : dict
-        ``steps -> sorted unique end node ids``; steps are ``(relation id, outgoing)``.
+        ``steps -> sorted unique end node ids`` (non-empty); steps are ``(relation id, outgoing)``.
     truncated : bool
         ``True`` when an expansion read more than ``max_entries`` CSR entries and was skipped.
 
     Notes
     -----
     Breadth first over node sets: each path's end set is expanded once, so the time is O(Σ entries read),
-    at most ``max_entries`` per expansion.
+    at most ``max_entries`` per expansion. A step that reverses the previous one drops the node the walk came from
+    when the set two steps back is that one node (module docstring).
     """
     paths: dict[tuple[RelStep, ...], I64] = {}
     truncated = False
-    frontier: list[tuple[tuple[RelStep, ...], I64]] = [((), np.asarray([anchor], dtype=np.int64))]
+    start = np.asarray([anchor], dtype=np.int64)
+    # (steps, end set, the set one step earlier)
+    frontier: list[tuple[tuple[RelStep, ...], I64, I64 | None]] = [((), start, None)]
     for _ in range(max_hops):
-        following = []
-        for steps, nodes in frontier:
+        following: list[tuple[tuple[RelStep, ...], I64, I64 | None]] = []
+        for steps, nodes, before in frontier:
             gathered = _gather(snapshot, nodes, max_entries)
             if gathered is None:
                 truncated = True
                 continue
-            for step, ends in _groups(*gathered, exclude=[anchor]):
+            for step, ends in _groups(*gathered):
+                if steps and step == reverse(steps[-1]) and before is not None and before.shape[0] == 1:
+                    ends = ends[ends != before[0]]  # straight back along the triple just walked
+                if ends.size == 0:
+                    continue
                 path = (*steps, step)
                 paths[path] = ends
-                following.append((path, ends))
+                following.append((path, ends, nodes))
         frontier = following
     return paths, truncated
 
@@ -237,6 +255,29 @@ def candidate_pattern(
             head, tail = (a, b) if outgoing else (b, a)
             edges.append(PatternEdge(head, tail, relation_labels[relation], True))
     return Pattern(tuple(nodes), tuple(edges), answer), names
+
+
+def walk_quotient(
+    candidate: CandidatePattern, anchor_labels: Sequence[str], relation_labels: Sequence[str]
+) -> tuple[Pattern, list[str]] | None:
+    """The pattern of the candidate's walks that walk one triple twice, or ``None`` when it has none.
+
+    Only a one-branch path ``s, t, s`` with ``t`` not the reverse of ``s`` has such walks (module docstring, Notes):
+    ``X –s→ Y –t→ X –s→ Y`` uses the two triples of ``X –s→ ?answer –t→ X``, a 2-cycle whose answer is ``Y``
+    (PathQuestion: "the father of X 's parent 's heir" = X's father). Node 0 is the anchor, node 1 the answer;
+    edges follow the stored direction of each step.
+    """
+    if len(candidate.branches) != 1:
+        return None
+    steps = candidate.branches[0].steps
+    if len(steps) != 3 or steps[2] != steps[0] or steps[1] == reverse(steps[0]):
+        return None
+    nodes = (PatternNode(anchor_labels[0], True), PatternNode("UNKNOWN answer", False))
+    edges = []
+    for (relation, outgoing), (a, b) in zip(steps[:2], ((0, 1), (1, 0)), strict=True):
+        head, tail = (a, b) if outgoing else (b, a)
+        edges.append(PatternEdge(head, tail, relation_labels[relation], True))
+    return Pattern(nodes, tuple(edges), 1), [anchor_labels[0], "?answer"]
 
 
 def verbalise(

@@ -21,21 +21,27 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
 
 3. **Match** (:func:`kgsvc.retrieval.top_k_subgraphs`): top-k subgraphs by GSD. Known nodes are the linked
    nodes of their mention (distance = label distance of the link), known relations the ``relation_k`` nearest
-   relation labels by L2 of MiniLM embeddings (SimGRAG §5.1).
+   relation labels by L2 of MiniLM embeddings (SimGRAG §5.1). A grounded candidate is a walk that may come back
+   through a node, the linked one included; its evidence must run along the walk's stored directions, and a walk
+   that uses one triple twice is matched through its quotient pattern (``QuestionAnswerer._match``).
 4. **Answer**: the answer node's bindings over the matches, ranked by (best GSD, more supporting subgraphs,
    first rank). The text names them (template); with ``verbalise`` and an LLM the text is generated under a
    regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with constrained output).
 
 **Inferred edges** (issue 7; ``infer=True``, off by default): when the graph has a GNN link predictor
 (:mod:`kgsvc.gnn.predict`, trained on this snapshot), each linked node also gets one-hop candidates for the
-relations it has *no* stored edge of, where the predictor proposes tails with calibrated probability
-≥ ``infer_threshold``; they are ranked with the others. When one is chosen, its evidence is the proposed edges,
-marked ``inferred`` with their probability, at ``GSD = infer_penalty · (1 − probability)`` (a stored one-hop match
-of a known relation has GSD 0), and the answers say they rest on inferred edges. Stored evidence is never mixed
-with inferred evidence in one answer.
+(relation, direction) pairs it has *no* stored edge of — outgoing ``(node, r, ?)`` and incoming ``(?, r, node)`` —
+where the predictor proposes ends with calibrated probability ≥ ``infer_threshold`` (default: the threshold
+chosen on held-out edges at training time); they are ranked with the others. When one is chosen, its evidence is
+the proposed edges, marked ``inferred`` with their probability, at ``GSD = infer_penalty · (1 − probability)`` (a
+stored one-hop match of a known relation has GSD 0), and the answers say they rest on inferred edges. Stored
+evidence is never mixed with inferred evidence in one answer.
 
 Every failure is an honest :class:`~kgsvc.qa.result.Answer` with ``grounded=False``, the ``failed_stage`` and
 the reason: no linkable mention, a mention matching no entity of the dataset, no pattern, no match.
+
+Size: over STYLE's 800 lines because :class:`QuestionAnswerer` holds the glue of all four stages and their
+fallbacks; the algorithms themselves live in the modules named above (candidate ranking is the next to move out).
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -55,10 +61,18 @@ from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
-from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, enumerate_candidates, verbalise
+from kgsvc.qa.candidates import (
+    Branch,
+    CandidatePattern,
+    candidate_pattern,
+    enumerate_candidates,
+    verbalise,
+    walk_quotient,
+)
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, fold
+from kgsvc.qa.orient import oriented
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -114,7 +128,8 @@ class QAOptions:
         Linked spans scoring below this share of the best span are dropped (template words such as "film").
     node_reuse : bool
         Walk semantics, as the rendered SPARQL has: two pattern variables may bind one KG node ("the writer of
-        the films directed by X" may be X). Answers equal to a linked entity of the pattern are then dropped.
+        the films directed by X" may be X). Answers equal to a linked entity of the pattern are then dropped,
+        unless such an answer is closer (GSD) than every other answer ("the mother of X 's son" is X).
     vote_temperature : float
         Exemplar votes are weighted ``exp((cos - best cos) / vote_temperature)``: near-duplicates dominate.
     hop_penalty : float
@@ -129,8 +144,8 @@ class QAOptions:
         0.01–0.05 (docs/benchmarks.md).
     infer : bool
         Also propose one-hop candidates on edges the GNN predicts (module docstring); needs a trained predictor.
-    infer_threshold : float
-        Least calibrated probability of a proposed edge.
+    infer_threshold : float, optional
+        Least calibrated probability of a proposed edge; ``None``: the model's threshold chosen on held-out edges.
     infer_k : int
         Proposed tails kept per (node, relation).
     infer_penalty : float
@@ -156,7 +171,7 @@ class QAOptions:
     w_align: float = 1.0
     align_vote_floor: float = 0.05
     infer: bool = False
-    infer_threshold: float = 0.5
+    infer_threshold: float | None = None
     infer_k: int = 5
     infer_penalty: float = 1.0
 
@@ -313,29 +328,25 @@ class QuestionAnswerer:
             timings["match"] = time.perf_counter() - t0
             return self._inferred_answer(question, base, timings, started, chosen, inferred[chosen.candidate], opts)
         try:
-            result = top_k_subgraphs(
-                self.graph.snapshot,
-                chosen.pattern,
-                self._candidates(chosen, spans, opts),
-                k=opts.k,
-                allow_node_reuse=opts.node_reuse,
-                deadline=time.monotonic() + opts.deadline_s,
-            )
+            matched, complete = self._match(chosen, spans, opts)
         except MatchError as exc:
             timings["match"] = time.perf_counter() - t0
             return self._fail(base, timings, started, "matching", f"the pattern cannot be matched: {exc}")
         timings["match"] = time.perf_counter() - t0
-        if not result.matches:
+        if not matched:
             reason = "no subgraph of the dataset matches the pattern"
+            if not complete:
+                reason = f"the GSD search found no subgraph within its {opts.deadline_s:g} s budget"
             return self._fail(base, timings, started, "matching", reason)
 
         t0 = time.perf_counter()
-        evidence = [self._evidence(rank, m, chosen) for rank, m in enumerate(result.matches, start=1)]
-        anchors = {m.node_map[v] for m in result.matches for v in chosen.anchors} if opts.node_reuse else set()
-        answers = _rank_answers(result.matches, self.graph, exclude=anchors)
-        if not answers:
-            reason = "the only matches answer with the question's own entity"
-            return self._fail(base, timings, started, "answer", reason)
+        evidence = [self._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
+        matches = [m for m, _ in matched]
+        anchors = {m.node_map[v] for m, shape in matched for v in shape.anchors} if opts.node_reuse else set()
+        answers = _rank_answers(matches, self.graph, exclude=anchors)
+        own = _rank_answers([m for m in matches if m.answer in anchors], self.graph, exclude=())
+        if own and (not answers or own[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
+            answers = _rank_answers(matches, self.graph, exclude=())
         text = self._answer_text(question, answers, evidence, opts)
         timings["answer"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - started
@@ -346,7 +357,7 @@ class QuestionAnswerer:
             answers=answers,
             evidence=evidence,
             timings=timings,
-            complete=result.complete,
+            complete=complete,
         )
 
     # -- linking -------------------------------------------------------------------------------------------------
@@ -482,8 +493,8 @@ class QuestionAnswerer:
     def _inferred_candidates(
         self, spans: Sequence[LinkedSpan], opts: QAOptions
     ) -> dict[CandidatePattern, list[Prediction]]:
-        """One-hop candidates on predicted edges: for the best node of each mention, every (non-label) relation it
-        has no stored outgoing edge of, where the predictor proposes tails (module docstring).
+        """One-hop candidates on predicted edges: for the best node of each mention, every (non-label) relation and
+        direction it has no stored edge of, where the predictor proposes the other end (module docstring).
 
         O(mentions · relations · n · d) for n nodes of embedding width d.
         """
@@ -501,12 +512,18 @@ class QuestionAnswerer:
                 if relation in labelling:
                     continue
                 start, stop = snapshot.relation_range(anchor, relation)
-                if np.asarray(snapshot.outgoing[start:stop]).any():
-                    continue  # stored edges of this relation: exact matching covers it
-                predictions = predictor.top_tails(anchor, relation, k=opts.infer_k, threshold=opts.infer_threshold)
-                if predictions:
-                    step = ((relation, True),)
-                    found[CandidatePattern((Branch(mention, anchor, step),), len(predictions))] = predictions
+                stored = np.asarray(snapshot.outgoing[start:stop])
+                for outgoing in (True, False):
+                    if (stored == outgoing).any():
+                        continue  # stored edges of this relation and direction: exact matching covers it
+                    k, threshold = opts.infer_k, opts.infer_threshold
+                    if outgoing:
+                        predictions = predictor.top_tails(anchor, relation, k=k, threshold=threshold)
+                    else:
+                        predictions = predictor.top_heads(relation, anchor, k=k, threshold=threshold)
+                    if predictions:
+                        step = ((relation, outgoing),)
+                        found[CandidatePattern((Branch(mention, anchor, step),), len(predictions))] = predictions
         return found
 
     def _inferred_answer(
@@ -519,13 +536,16 @@ class QuestionAnswerer:
         predictions: list[Prediction],
         opts: QAOptions,
     ) -> Answer:
-        """The answer read from predicted edges: one evidence subgraph per proposed tail (module docstring)."""
+        """The answer read from predicted edges: one evidence subgraph per proposed end (module docstring)."""
         t0 = time.perf_counter()
         g = self.graph
         anchor_name = chosen.names[next(iter(chosen.anchors))]
+        steps = chosen.candidate.branches[0].steps if chosen.candidate is not None else ()
+        outgoing = not steps or steps[0][1]  # (anchor, r, ?) proposes tails; (?, r, anchor) heads
         evidence = []
         for rank, p in enumerate(predictions, start=1):
             head, relation, tail = g.node_term(p.head), g.relation_term(p.relation), g.node_term(p.tail)
+            known, answer = (head, tail) if outgoing else (tail, head)
             triple = EvidenceTriple(
                 head=head,
                 relation=relation,
@@ -545,10 +565,10 @@ class QuestionAnswerer:
                     gsd=opts.infer_penalty * (1.0 - p.probability),
                     triples=[triple],
                     nodes=[
-                        EvidenceNode(variable=anchor_name, term=head, distance=0.0),
-                        EvidenceNode(variable="?answer", term=tail, distance=None),
+                        EvidenceNode(variable=anchor_name, term=known, distance=0.0),
+                        EvidenceNode(variable="?answer", term=answer, distance=None),
                     ],
-                    answer=tail,
+                    answer=answer,
                     sparql=sparql,
                 )
             )
@@ -655,6 +675,57 @@ class QuestionAnswerer:
         return _Chosen(pattern, order, anchors, "llm", None)
 
     # -- matching ------------------------------------------------------------------------------------------------
+
+    def _match(
+        self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions
+    ) -> tuple[list[tuple[Match, _Chosen]], bool]:
+        """The top-k evidence subgraphs of the chosen pattern, each with the pattern it matched, and completeness.
+
+        For a grounded candidate (a walk read from stored triples, :mod:`kgsvc.qa.candidates`) the evidence is the
+        walk's: (1) matches must run along the candidate's stored directions (:func:`~kgsvc.qa.orient.oriented`) —
+        the matcher takes a pattern edge in either direction (DESIGN §6), and ``X ← parents ← ?`` is X's children,
+        not its parents; the matcher is asked for up to ``16 k`` subgraphs until ``k`` of them do; (2) a walk that
+        walks one triple twice is matched through its quotient pattern (:func:`~kgsvc.qa.candidates.walk_quotient`),
+        since the matcher maps pattern edges to distinct triples. Matches of both are merged by GSD (ties: the
+        chain's first).
+
+        Raises
+        ------
+        MatchError
+            When the matcher rejects a pattern.
+        """
+        shapes = [chosen]
+        if chosen.candidate is not None:
+            labels = [chosen.names[v] for v in sorted(chosen.anchors)]
+            quotient = walk_quotient(chosen.candidate, labels, self.graph.relation_labels)
+            if quotient is not None:
+                pattern, names = quotient
+                shapes.append(dataclasses.replace(chosen, pattern=pattern, names=names, anchors={0: chosen.anchors[0]}))
+        prepared = [(shape, self._candidates(shape, spans, opts)) for shape in shapes]  # embeds: before the deadline
+        deadline = time.monotonic() + opts.deadline_s
+        found: list[tuple[Match, _Chosen]] = []
+        complete = True
+        for shape, candidates in prepared:
+            fetch = opts.k
+            while True:
+                result = top_k_subgraphs(
+                    self.graph.snapshot,
+                    shape.pattern,
+                    candidates,
+                    k=fetch,
+                    allow_node_reuse=opts.node_reuse,
+                    deadline=deadline,
+                )
+                kept = list(result.matches)
+                if shape.candidate is not None:
+                    kept = [o for m in kept if (o := oriented(m, shape.pattern, candidates)) is not None]
+                if len(kept) >= opts.k or len(result.matches) < fetch or not result.complete or fetch >= 16 * opts.k:
+                    break
+                fetch *= 4
+            complete &= result.complete
+            found += [(m, shape) for m in kept[: opts.k]]
+        found.sort(key=lambda pair: pair[0].gsd)
+        return found[: opts.k], complete
 
     def _candidates(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> Candidates:
         nodes = {}
@@ -772,7 +843,7 @@ def _template(labels: Sequence[str]) -> str:
     return f"{', '.join(shown[:-1])} and {shown[-1]}."
 
 
-def _rank_answers(matches: Sequence[Match], graph: QAGraph, *, exclude: set[int]) -> list[AnswerTerm]:
+def _rank_answers(matches: Sequence[Match], graph: QAGraph, *, exclude: Collection[int]) -> list[AnswerTerm]:
     """Answer bindings not in ``exclude``, ranked by (best GSD, more supporting matches, first rank)."""
     stats: dict[int, list[float]] = {}
     for rank, m in enumerate(matches):

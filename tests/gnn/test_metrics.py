@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgsvc.gnn.calibration import fit_platt, logsumexp
+from kgsvc.gnn.calibration import Calibration, choose_threshold, fit_platt, logsumexp
 from kgsvc.gnn.metrics import KnownTriples, ranking_metrics
 
 TRIPLES = np.array([[0, 0, 1], [0, 0, 2], [3, 1, 1], [4, 0, 2]])
@@ -53,3 +53,13 @@ def test_platt_fit_recovers_a_known_logistic_curve() -> None:
     assert logsumexp(np.array([0.0, -np.inf, np.log(3.0)])) == pytest.approx(np.log(4.0))
     with pytest.raises(ValueError, match="both true and false"):
         fit_platt([0.1, 0.2], [1, 1])
+
+
+def test_threshold_maximises_f1_of_the_best_proposals() -> None:
+    """Best proposals sorted by probability: right, right, wrong, right, wrong, wrong (6 queries). Accepting the
+    top j gives F1 = 2·hits / (j + 6): 2/7, 4/8, 4/9, 6/10, 6/11, 6/12 — the best cut keeps four, at p = 0.5."""
+    base = Calibration(a=1.0, b=0.0, samples=6, positives=3)
+    chosen = choose_threshold(base, [0.9, 0.8, 0.7, 0.5, 0.3, 0.1], [1, 1, 0, 1, 0, 0])
+    assert chosen.threshold == 0.5 and (chosen.a, chosen.b) == (1.0, 0.0)
+    with pytest.raises(ValueError, match="at least one correct"):
+        choose_threshold(base, [0.9, 0.1], [0, 0])

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch_geometric.nn import RGCNConv
 
-from kgsvc.gnn.model import BasisRGCNConv, GNNConfig, RGCNDistMult, message_graph
+from kgsvc.gnn.model import BasisRGCNConv, GNNConfig, RGCNDistMult, answer_ranges, message_graph
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -25,16 +25,26 @@ def test_basis_layer_equals_torch_geometric_rgcnconv(seed: int) -> None:
     torch.testing.assert_close(ours(x, edge_index, edge_type), reference(x, edge_index, edge_type))
 
 
-def test_distmult_scores_agree_across_entry_points() -> None:
+def test_scores_agree_across_entry_points_and_respect_the_type_constraint() -> None:
     torch.manual_seed(0)
-    model = RGCNDistMult(10, 3, GNNConfig(dim=8, layers=1, bases=2, dropout=0.0)).eval()
     h, r, t = torch.tensor([0, 1, 2, 3]), torch.tensor([0, 1, 2, 0]), torch.tensor([4, 5, 6, 7])
+    ranges = answer_ranges(torch.stack([h, r, t], dim=1), 10, 3)
+    assert ranges[0].nonzero().squeeze(1).tolist() == [4, 7] and ranges[3].nonzero().squeeze(1).tolist() == [0, 3]
+    model = RGCNDistMult(10, 3, GNNConfig(dim=8, layers=1, bases=2, dropout=0.0), ranges=ranges).eval()
+    with torch.no_grad():
+        model.prior.normal_()  # a non-zero relation prior takes part in every entry point
     edge_index, edge_type = message_graph(h, r, t, 3)
     assert edge_index.shape == (2, 8) and edge_type.tolist() == [0, 1, 2, 0, 3, 4, 5, 3]
     z = model.encode(edge_index, edge_type)
-    direct = model.score(z, h, r, t)
-    torch.testing.assert_close(model.score_tails(z, h, r)[torch.arange(4), t], direct)
-    torch.testing.assert_close(model.score_heads(z, r, t)[torch.arange(4), h], direct)
+    direct = ((z[h] * model.relation[r] + model.prior[r]) * z[t]).sum(-1)
+    torch.testing.assert_close(model.score(z, h, r, t), direct)
+    tails = model.score_tails(z, h, r)
+    torch.testing.assert_close(tails[torch.arange(4), t], direct)
+    assert torch.isneginf(tails[0, [0, 1, 2, 3, 5, 6, 8, 9]]).all() and torch.isfinite(tails[0, [4, 7]]).all()
+    inverse = ((z[t] * model.relation[r + 3] + model.prior[r + 3]) * z[h]).sum(-1)  # head query = inverse relation
+    torch.testing.assert_close(model.score_heads(z, r, t)[torch.arange(4), h], inverse)
+    with pytest.raises(ValueError, match="ranges must be"):
+        RGCNDistMult(10, 3, GNNConfig(), ranges=ranges[:, :5])
 
 
 def test_config_rejects_bad_options() -> None:

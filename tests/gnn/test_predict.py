@@ -21,6 +21,8 @@ def test_top_tails_proposes_only_missing_edges_sorted_and_calibrated(
     predictor = LinkPredictor.load(model_dir, wc_snapshot)
     z = np.load(model_dir / artifacts.NODE_EMBEDDINGS)
     w = np.load(model_dir / artifacts.RELATION_EMBEDDINGS)
+    u = np.load(model_dir / artifacts.RELATION_PRIORS)
+    ranges = np.load(model_dir / artifacts.RELATION_RANGES)
     head, relation, _ = wc_snapshot.triple(0)
     proposals = predictor.top_tails(head, relation, k=5, threshold=0.0)
     assert len(proposals) == 5
@@ -29,7 +31,8 @@ def test_top_tails_proposes_only_missing_edges_sorted_and_calibrated(
     }
     assert not stored & {p.tail for p in proposals}
     expected = sorted(
-        (c for c in range(wc_snapshot.n_nodes) if c not in stored), key=lambda c: -(z[head] * w[relation] @ z[c])
+        (c for c in range(wc_snapshot.n_nodes) if c not in stored and ranges[relation, c]),
+        key=lambda c: -((z[head] * w[relation] + u[relation]) @ z[c]),
     )
     assert [p.tail for p in proposals] == expected[:5]
     assert all(p.head == head and p.relation == relation for p in proposals)
@@ -41,6 +44,30 @@ def test_top_tails_proposes_only_missing_edges_sorted_and_calibrated(
     logits, probs = predictor.score([head], [relation], [proposals[0].tail])
     assert logits[0] == pytest.approx(proposals[0].logit, rel=1e-5)
     assert probs[0] == pytest.approx(proposals[0].probability, rel=1e-5)
+    outside = int(np.flatnonzero(~ranges[relation])[0])  # a node never seen as an answer of the relation
+    assert predictor.score([head], [relation], [outside])[1][0] == 0.0
+
+
+def test_top_heads_uses_the_inverse_relation_and_the_calibrated_threshold(
+    wc_snapshot: GraphSnapshot, model_dir: Path
+) -> None:
+    predictor = LinkPredictor.load(model_dir, wc_snapshot)
+    z = np.load(model_dir / artifacts.NODE_EMBEDDINGS)
+    w = np.load(model_dir / artifacts.RELATION_EMBEDDINGS)
+    u = np.load(model_dir / artifacts.RELATION_PRIORS)
+    _, relation, tail = wc_snapshot.triple(0)
+    inverse = relation + wc_snapshot.n_relations
+    stored = {
+        wc_snapshot.triple(e)[0] for e in range(wc_snapshot.n_edges) if wc_snapshot.triple(e)[1:] == (relation, tail)
+    }
+    proposals = predictor.top_heads(relation, tail, k=3, threshold=0.0)
+    assert all(p.tail == tail and p.relation == relation and p.head not in stored for p in proposals)
+    scores = [(z[tail] * w[inverse] + u[inverse]) @ z[p.head] for p in proposals]
+    assert scores == sorted(scores, reverse=True) and [p.logit for p in proposals] == pytest.approx(scores, rel=1e-5)
+    threshold = predictor.calibration.threshold
+    assert 0.0 < threshold < 1.0
+    default = predictor.top_heads(relation, tail, k=3)  # threshold None: the one chosen on held-out edges
+    assert [p.head for p in default] == [p.head for p in proposals if p.probability >= threshold]
 
 
 def test_proposals_recover_held_out_edges_at_about_their_calibrated_rate(

@@ -25,12 +25,19 @@ def test_held_out_link_prediction_beats_random_ranking(wc_snapshot: GraphSnapsho
     baseline = ranking_metrics(random_scores, random_scores, split.test, known)
     model = trained.metrics["held_out"]
     assert trained.metrics["held_out"]["queries"] == baseline["queries"] == 2 * len(split.test)
-    assert model["mrr"] > 5 * baseline["mrr"] and model["mrr"] > 0.05
-    assert model["hits@10"] > 5 * baseline["hits@10"] and model["hits@10"] > 0.15
+    assert model["mrr"] > 10 * baseline["mrr"] and model["mrr"] > 0.12  # measured 0.178 (random 0.007)
+    assert model["hits@10"] > 10 * baseline["hits@10"] and model["hits@10"] > 0.25  # measured 0.310
     assert trained.metrics["epochs"] <= CONFIG.epochs
     files = sorted(p.name for p in trained.output.iterdir())
     assert files == sorted(
-        [artifacts.MODEL, artifacts.NODE_EMBEDDINGS, artifacts.RELATION_EMBEDDINGS, artifacts.METRICS]
+        [
+            artifacts.MODEL,
+            artifacts.NODE_EMBEDDINGS,
+            artifacts.RELATION_EMBEDDINGS,
+            artifacts.RELATION_PRIORS,
+            artifacts.RELATION_RANGES,
+            artifacts.METRICS,
+        ]
     )
     assert np.load(trained.output / artifacts.NODE_EMBEDDINGS).shape == (wc_snapshot.n_nodes, CONFIG.dim)
     assert trained.metrics["calibration"]["a"] > 0  # higher scores are more often true

@@ -10,20 +10,29 @@ import pytest
 
 import kgsvc
 from kgsvc.index.build import GNN_FOLDER
+from kgsvc.qa.pipeline import QAOptions
+from kgsvc.qa.service import answerer_for
 from kgsvc.settings import Settings
 
 MISSING = "ex:film_Tokyo_Godfathers ex:directedBy ex:person_Satoshi_Kon ."
+OTHERS = (
+    "ex:film_Perfect_Blue ex:directedBy ex:person_Satoshi_Kon .",
+    "ex:film_Paprika ex:directedBy ex:person_Satoshi_Kon .",
+)
 GNN = {"dim": 32, "epochs": 40, "batch_size": 512, "valid_fraction": 0.1, "test_fraction": 0.1, "patience": 4}
 
 
 @pytest.fixture(scope="module")
 def incomplete(tmp_path_factory: pytest.TempPathFactory) -> kgsvc.KG:
-    """The sample without Tokyo Godfathers' director, loaded with auto-index and GNN training on."""
+    """The sample without Satoshi Kon as a director (of Tokyo Godfathers and his two other films), loaded with
+    auto-index and GNN training on."""
     folder = tmp_path_factory.mktemp("inferred")
     text = kgsvc.sample_path().read_text(encoding="utf-8")
-    assert MISSING in text
+    for line in (MISSING, *OTHERS):
+        assert line in text
+        text = text.replace(line, "")
     data = folder / "movies.ttl"
-    data.write_text(text.replace(MISSING, ""), encoding="utf-8")
+    data.write_text(text, encoding="utf-8")
     settings = Settings(data_dir=folder / "data", auto_index=True, gnn_train=True, gnn_options=GNN)
     kg = kgsvc.KG.open(settings=settings)
     kg.load(data, dataset="movies")
@@ -60,6 +69,26 @@ def test_ask_uses_inferred_edges_only_when_asked(incomplete: kgsvc.KG) -> None:
     # nothing is proposed above an impossible threshold: the stored readings answer as before
     strict = incomplete.ask(question, dataset="movies", infer=True, infer_threshold=0.999999)
     assert not any(t.inferred for e in strict.evidence for t in e.triples)
+
+
+def test_incoming_edges_are_inferred_too(incomplete: kgsvc.KG) -> None:
+    """Satoshi Kon directs nothing in the stored graph: the head query (?, directed by, Satoshi Kon) is proposed as
+    a one-hop candidate (the grounded ranking then decides among candidates; not asserted here)."""
+    options = QAOptions(infer=True, infer_threshold=0.0)
+    qa = answerer_for(incomplete, "movies", options)
+    graph = qa.graph
+    spans = [s for s in qa.linker.link("Satoshi Kon") if s.nodes]
+    kon = spans[0].nodes[0][0]
+    assert graph.node_labels[kon] == "Satoshi Kon"
+    directed = [r for r, label in enumerate(graph.relation_labels) if label == "directed by"]
+    found = qa._inferred_candidates(spans[:1], options)
+    incoming = {c: p for c, p in found.items() if c.branches[0].steps == ((directed[0], False),)}
+    (predictions,) = incoming.values()
+    assert predictions and all(p.tail == kon and p.relation == directed[0] for p in predictions)
+    assert all(p.head != kon and graph.node_labels[p.head] for p in predictions)
+    # the stored outgoing relations of Satoshi Kon (born in, …) get no outgoing candidate
+    born = list(graph.relation_labels).index("born in")
+    assert not [c for c in found if c.branches[0].steps == ((born, True),)]
 
 
 def test_no_model_means_no_inferred_edges(tmp_path: Path) -> None:
