@@ -23,7 +23,11 @@ def eval_command(
     hops: Annotated[
         list[int] | None, typer.Option("--hops", help="Shorthand for MetaQA/PQ splits by hop count.")
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Questions scored per split (the first ones).")] = 200,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Questions scored per split.")] = 200,
+    sample: Annotated[
+        str, typer.Option(help="random: a seeded random sample of each split; first: the first ones in file order.")
+    ] = "random",
+    seed: Annotated[int, typer.Option(help="Seed of the random sample.")] = 0,
     strategy: Annotated[
         str, typer.Option(help="grounded or pattern (the bundled LLM writes the pattern).")
     ] = "grounded",
@@ -77,6 +81,8 @@ def eval_command(
                     benchmark,
                     name,
                     limit=limit,
+                    sample=sample,
+                    seed=seed,
                     options=run_options,
                     llm=llm,
                     drop=drop,

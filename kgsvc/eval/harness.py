@@ -1,9 +1,17 @@
 """The evaluation harness behind ``kgsvc eval`` (issue 4 item 6; SimGRAG arXiv 2412.15272 §6, Table 4).
 
 For one benchmark split it builds the KB graph (:meth:`kgsvc.qa.graph.QAGraph.from_triples`), an exemplar pool
-from questions of the same benchmark that are **never scored** (the questions after the scored ones, gold
-patterns from :mod:`kgsvc.eval.gold`), asks each scored question with its topic-entity brackets stripped, and
-reports:
+from questions of the same benchmark that are **never scored**, asks each scored question with its topic-entity
+brackets stripped, and reports the measures below.
+
+**Which questions.** Each split's questions are put in a seeded random order (``sample="random"``, the default;
+``numpy.random.default_rng(seed).permutation``): the first ``limit`` of that order are scored, the next
+``pool_size`` of every split sharing the KB become exemplars (gold patterns from :mod:`kgsvc.eval.gold`). A random
+sample matters: MetaQA's 1-hop dev file is sorted by question type (its first 905 questions are all "what movies
+did X act in"), so "the first N" measures one template, with exemplars of other templates. ``sample="first"``
+keeps the file order (the protocol of the numbers recorded before 2026-11-24).
+
+Measures:
 
 * **strict Hits@1** — the top-ranked answer equals a gold answer after folding (case, accents, ``_``, spaces);
 * **lenient Hits@1** (the papers' metric) — a gold answer is a case-insensitive substring of the answer text;
@@ -136,6 +144,7 @@ class EvalReport:
         s = self.summary()
         lines = [
             f"### {self.benchmark} {self.split} (n = {s['n']}, {s['exemplars']} exemplars"
+            + (f", {self.extra['sample']} sample" if self.extra.get("sample") else "")
             + (f", {100 * self.extra['drop']:g}% of the KB removed" if self.extra.get("drop") else "")
             + (", inferred edges on" if self.options.get("infer") else "")
             + ")",
@@ -169,13 +178,31 @@ class EvalReport:
         return md
 
 
-def _exemplar_pool(benchmark: str, split: str, scored: int, size: int) -> list[Exemplar]:
-    """Exemplars of questions ``scored .. scored + size`` of every split sharing ``split``'s KB (never scored)."""
+SAMPLES = ("random", "first")
+
+
+def ordered(questions: Sequence[data.Question], sample: str, seed: int) -> list[data.Question]:
+    """``questions`` in the order the harness takes them: seeded random (``"random"``) or file order (``"first"``).
+
+    >>> qs = [data.Question(str(i), ("a",)) for i in range(5)]
+    >>> [q.text for q in ordered(qs, "first", 0)], sorted(q.text for q in ordered(qs, "random", 0))
+    (['0', '1', '2', '3', '4'], ['0', '1', '2', '3', '4'])
+    """
+    if sample not in SAMPLES:
+        raise ValueError(f"sample must be one of {SAMPLES}, got {sample!r}")
+    if sample == "first":
+        return list(questions)
+    return [questions[i] for i in np.random.default_rng(seed).permutation(len(questions))]
+
+
+def _exemplar_pool(benchmark: str, split: str, scored: int, size: int, sample: str, seed: int) -> list[Exemplar]:
+    """Exemplars of questions ``scored .. scored + size`` (in :func:`ordered` order) of every split sharing
+    ``split``'s KB: never the scored ones."""
     pool: list[Exemplar] = []
     for name, (_, load_questions) in BENCHMARKS[benchmark].items():
         if benchmark == "pq" and name != split:
             continue  # PQ-2H and PQ-3H have different KBs
-        for q in load_questions()[scored : scored + size]:
+        for q in ordered(load_questions(), sample, seed)[scored : scored + size]:
             try:
                 pool.append(gold_exemplar(q, benchmark))
             except ValueError:
@@ -313,8 +340,10 @@ def run_eval(
     gnn: Path | None = None,
     gnn_config: GNNConfig | None = None,
     gnn_features: bool = True,
+    sample: str = "random",
+    seed: int = 0,
 ) -> EvalReport:
-    """Evaluate the first ``limit`` questions of ``benchmark``/``split`` (module docstring).
+    """Evaluate ``limit`` questions of ``benchmark``/``split``, a seeded random sample by default (module docstring).
 
     Parameters
     ----------
@@ -322,9 +351,11 @@ def run_eval(
         See :data:`BENCHMARKS` (``metaqa``: ``1-hop``…; ``pq``: ``2H``, ``3H``; ``wc2014``: ``1hop``, ``2hop``,
         ``conj``).
     limit : int
-        Scored questions (the first ones of the split).
+        Scored questions: the first ``limit`` in :func:`ordered` order.
     pool_size : int
         Exemplars taken per split from the unscored questions.
+    sample, seed : str, int
+        ``"random"`` (seeded by ``seed``) or ``"first"`` (file order), see :func:`ordered`.
     llm : LLM, optional
         Passed to the pipeline.
     embed : callable, optional
@@ -343,7 +374,7 @@ def run_eval(
     Raises
     ------
     ValueError
-        For an unknown benchmark or split, or ``limit < 1``.
+        For an unknown benchmark, split or sample, or ``limit < 1``.
     """
     if split not in splits(benchmark):
         raise ValueError(f"split must be one of {splits(benchmark)} for {benchmark}, got {split!r}")
@@ -373,8 +404,8 @@ def run_eval(
             train_gnn(graph.snapshot, gnn, config=gnn_config, threads=1, features=features)
             gnn_seconds = time.perf_counter() - t0
         graph.predictor = LinkPredictor.load(gnn, graph.snapshot)
-    questions = load_questions()[:limit]
-    pool = _exemplar_pool(benchmark, split, limit, pool_size)
+    questions = ordered(load_questions(), sample, seed)[:limit]
+    pool = _exemplar_pool(benchmark, split, limit, pool_size, sample, seed)
     exemplars = ExemplarSet.build(pool, embed)
     options = options or QAOptions()
     qa = QuestionAnswerer(graph, llm=llm, exemplars=exemplars, options=options)
@@ -404,6 +435,7 @@ def run_eval(
         if progress is not None:
             progress(i + 1, len(questions))
     extra = {
+        "sample": sample if sample == "first" else f"random (seed {seed})",
         "drop": drop,
         "kb_triples": kb_triples,
         "gnn": str(gnn) if gnn else None,

@@ -195,6 +195,15 @@ class _Ranked:
     text: str
 
 
+@dataclass(frozen=True)
+class _View:
+    """The question as one group of candidates reads it (:meth:`QuestionAnswerer._view`)."""
+
+    masked: str
+    vector: npt.NDArray[np.float32]
+    votes: dict[Signature, float]
+
+
 @dataclass
 class _Chosen:
     pattern: Pattern
@@ -409,7 +418,6 @@ class QuestionAnswerer:
         if not candidates:
             return []
         keys = [relation_key(label) for label in self.graph.relation_labels]
-        masked = mask_question(question, [(s.start, s.end) for s in spans])
         # one candidate per (signature, mentions): anchors of one mention are merged in the match step
         best: dict[tuple[Signature, tuple[int, ...]], CandidatePattern] = {}
         for c in candidates:
@@ -418,10 +426,59 @@ class QuestionAnswerer:
             if key not in best:
                 best[key] = c
         items = list(best.items())
-        q_vec = self.graph.embed([masked])
+        # A candidate is read against the question with only *its* mentions masked: a span it does not use
+        # ("language" in "what is the primary language in X", a tag label) stays a word of the question, which
+        # the exemplars and the alignment need to see.
+        by_mentions = {frozenset(used) for (_, used), _ in items}
+        masked_views = {m: self._view(question, spans, sorted(m), opts) for m in by_mentions}
+        views = {used: masked_views[frozenset(used)] for (_, used), _ in items}
+        n_spans = len(spans)
+        item_votes = []
+        for sig, used in (key for key, _ in items):
+            votes = views[used].votes
+            vote = votes.get(sig)
+            if vote is None:  # partial credit: the voted signature's last steps (what is asked) agree
+                vote = 0.5 * max((v * _suffix_share(sig, s) for s, v in votes.items()), default=0.0)
+            item_votes.append(vote)
+        any_votes = any(v.votes for v in views.values())
+        prior = (
+            np.log(np.asarray(item_votes) + opts.align_vote_floor) if opts.align_vote_floor > 0 and any_votes else None
+        )
+        aligned = np.zeros(len(items), np.float64)
+        if opts.w_align:
+            raw = np.zeros(len(items), np.float64)
+            for mentions, view in masked_views.items():
+                at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
+                raw[at] = self._alignment_scores(view.masked, [items[i][0][0] for i in at])
+            aligned = _softmax(raw if prior is None else raw + prior) if self.lexicon is not None else aligned
+        priors = []
+        for (sig, used), vote, a in zip((key for key, _ in items), item_votes, aligned, strict=True):
+            coverage = len(set(used)) / n_spans
+            mention_score = sum(spans[m].score for m in set(used)) / n_spans
+            hops = sum(len(p) for p in sig) - len(sig)
+            penalty = opts.hop_penalty if not views[used].votes else opts.hop_penalty / 5
+            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops + opts.w_align * a)
+        order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
+        top = order[: opts.embed_top]
+        texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
+        vectors = self._vectors(texts)
+        ranked = []
+        for i, text, vec in zip(top, texts, vectors, strict=True):
+            (sig, used), c = items[i]
+            sim = float(vec @ views[used].vector)
+            ranked.append(_Ranked(c, sig, priors[i] + opts.w_sim * sim, text))
+        ranked.sort(key=lambda r: (-r.score, r.text))
+        return ranked
+
+    def _view(self, question: str, spans: Sequence[LinkedSpan], used: Sequence[int], opts: QAOptions) -> _View:
+        """The question with the mentions ``used`` masked, its embedding, and the exemplar votes it gets: nearest
+        exemplars (``opts.n_exemplars``), weighted by ``exp((cos - top cos) / vote_temperature)``, summed per gold
+        signature and normalised."""
+        masked = mask_question(question, [(spans[m].start, spans[m].end) for m in used])
+        vector = self.graph.embed([masked])
         votes: dict[Signature, float] = {}
         if self.exemplars is not None and len(self.exemplars):
-            near = self.exemplars.nearest(q_vec, opts.n_exemplars)[0]
+            near = self.exemplars.nearest(vector, opts.n_exemplars)[0]
             top_cos = max((cos for _, cos in near), default=0.0)
             weights = [(i, float(np.exp((cos - top_cos) / opts.vote_temperature))) for i, cos in near]
             total = sum(w for _, w in weights) or 1.0
@@ -429,49 +486,17 @@ class QuestionAnswerer:
                 voted = self.exemplars.signatures[i]
                 if voted is not None:
                     votes[voted] = votes.get(voted, 0.0) + w / total
-        n_spans = len(spans)
-        item_votes = []
-        for sig, _ in (key for key, _ in items):
-            vote = votes.get(sig)
-            if vote is None:  # partial credit: the voted signature's last steps (what is asked) agree
-                vote = 0.5 * max((v * _suffix_share(sig, s) for s, v in votes.items()), default=0.0)
-            item_votes.append(vote)
-        prior = np.log(np.asarray(item_votes) + opts.align_vote_floor) if opts.align_vote_floor > 0 and votes else None
-        signatures = [sig for (sig, _), _ in items]
-        aligned = self._alignment(masked, signatures, prior) if opts.w_align else np.zeros(len(items), np.float64)
-        priors = []
-        for (sig, used), vote, a in zip((key for key, _ in items), item_votes, aligned, strict=True):
-            coverage = len(set(used)) / n_spans
-            mention_score = sum(spans[m].score for m in set(used)) / n_spans
-            hops = sum(len(p) for p in sig) - len(sig)
-            penalty = opts.hop_penalty if not votes else opts.hop_penalty / 5
-            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops + opts.w_align * a)
-        order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
-        top = order[: opts.embed_top]
-        texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
-        sims = (self._vectors(texts) @ q_vec[0]).astype(np.float64)
-        ranked = []
-        for i, text, sim in zip(top, texts, sims, strict=True):
-            (sig, _), c = items[i]
-            ranked.append(_Ranked(c, sig, priors[i] + opts.w_sim * float(sim), text))
-        ranked.sort(key=lambda r: (-r.score, r.text))
-        return ranked
+        return _View(masked, vector[0], votes)
 
-    def _alignment(
-        self,
-        masked: str,
-        signatures: Sequence[Signature],
-        log_prior: npt.NDArray[np.float64] | None = None,
-    ) -> npt.NDArray[np.float64]:
-        """Posterior ``P(signature | question)`` under the order-aware lexicon (:mod:`kgsvc.qa.align`).
-
-        The softmax over the question's candidates of the alignment log-likelihood plus ``log_prior`` (uniform when
-        ``None``); zeros without exemplars. A conjunction's branches are scored as one step sequence, in the better
-        of the two branch orders.
+    def _alignment_scores(self, masked: str, signatures: Sequence[Signature]) -> npt.NDArray[np.float64]:
+        """Log-likelihood of each signature's relation steps under the order-aware lexicon (:mod:`kgsvc.qa.align`)
+        given the words of ``masked``; zeros without exemplars. The ranking turns them into the posterior
+        ``P(signature | question)`` with a softmax over all candidates, plus the exemplar votes as log prior. A
+        conjunction's branches are scored as one step sequence, in the better of the two branch orders.
 
         Notes
         -----
-        O(candidates · words · hops²) time; each distinct step path is aligned once per question.
+        O(candidates · words · hops²) time; each distinct step path is aligned once per question view.
         """
         lexicon = self.lexicon
         if lexicon is None or not signatures:
@@ -484,11 +509,7 @@ class QuestionAnswerer:
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
             scores[i] = max(score([s for path in o for s in path]) for o in orders)
-        if log_prior is not None:
-            scores = scores + log_prior
-        weights = np.exp(scores - scores.max())
-        posterior: npt.NDArray[np.float64] = weights / weights.sum()
-        return posterior
+        return scores
 
     def _inferred_candidates(
         self, spans: Sequence[LinkedSpan], opts: QAOptions
@@ -812,6 +833,12 @@ class QuestionAnswerer:
             reason=reason,
             failed_stage=stage,
         )
+
+
+def _softmax(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    weights = np.exp(scores - scores.max())
+    out: npt.NDArray[np.float64] = weights / weights.sum()
+    return out
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

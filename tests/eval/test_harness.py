@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from kgsvc.eval.harness import normalise, run_eval, splits
+from kgsvc.eval.harness import BENCHMARKS, _exemplar_pool, normalise, ordered, run_eval, splits
 
 
 def test_wc2014_slice_is_scored_and_reported(tmp_path: Path) -> None:
@@ -17,7 +18,7 @@ def test_wc2014_slice_is_scored_and_reported(tmp_path: Path) -> None:
     assert summary["ceiling"] >= summary["strict_hits1"] >= 0.75
     assert summary["lenient_hits1"] >= summary["strict_hits1"]
     assert set(summary["latency"]) >= {"link", "pattern", "match", "answer", "total"}
-    # exemplars are never scored: the pool starts after the scored questions
+    assert report.extra["sample"] == "random (seed 0)"
     scored = {r.question for r in report.results}
     md = report.write(tmp_path)
     rows = [json.loads(line) for line in md.with_suffix(".jsonl").read_text(encoding="utf-8").splitlines()]
@@ -36,3 +37,21 @@ def test_unknown_split_and_limit_are_rejected() -> None:
         splits("freebase")
     with pytest.raises(ValueError, match="limit must be"):
         run_eval("pq", "2H", limit=0)
+
+
+def test_the_sample_is_seeded_random_and_exemplars_are_never_scored() -> None:
+    questions = BENCHMARKS["metaqa"]["1-hop"][1]()
+    first, again, other = (ordered(questions, "random", seed)[:200] for seed in (0, 0, 1))
+    assert [q.text for q in first] == [q.text for q in again] != [q.text for q in other]
+    # the 1-hop dev file is sorted by question type: its first 200 questions are one template, a sample is not
+    assert len({q.qtype for q in ordered(questions, "first", 0)[:200]}) == 1
+    assert len({q.qtype for q in first}) >= 8
+    pool = _exemplar_pool("metaqa", "1-hop", 200, 600, "random", 0)
+    rest = ordered(questions, "random", 0)[200:800]
+    assert len(pool) > 500 and {ex.question for ex in pool} <= {q.text for q in rest} | {
+        q.text for split in ("2-hop", "3-hop") for q in BENCHMARKS["metaqa"][split][1]()
+    }
+    repeated = {text for text, n in Counter(q.text for q in questions).items() if n > 1}
+    assert not ({ex.question for ex in pool} & {q.text for q in first}) - repeated
+    with pytest.raises(ValueError, match="sample must be one of"):
+        ordered(questions, "sorted", 0)
