@@ -7,13 +7,9 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
 2. **Pattern**, by one of two strategies (``QAOptions.strategy``):
 
    * ``grounded`` (default, GraphRAFT §4.2): the relation paths (1–3 hops) and two-entity conjunctions that
-     exist around the linked nodes are enumerated on the snapshot (:mod:`kgsvc.qa.candidates`) and ranked by
-     ``score = vote + w_align · align + w_sim · cos(masked question, verbalised candidate)`` (plus small coverage
-     and hop terms), where ``vote`` is the similarity-weighted share of the ≤ 12 nearest exemplars
-     (:mod:`kgsvc.qa.exemplars`) whose pattern signature equals the candidate's, and ``align`` the candidate's
-     posterior given an order-aware alignment of its relation steps with the question's words in genitive
-     reading order (:mod:`kgsvc.qa.align`; vote and cosine ignore word order), with the vote as prior. With
-     ``llm_choice`` the LLM picks among the top candidates by constrained choice.
+     exist around the linked nodes are enumerated on the snapshot (:mod:`kgsvc.qa.candidates`) and ranked
+     against the question by exemplar votes, an order-aware alignment and similarity (:mod:`kgsvc.qa.rank`).
+     With ``llm_choice`` the LLM picks among the top candidates by constrained choice.
    * ``pattern`` (SimGRAG §4.1 with GraphRAFT's constraints): the LLM writes the pattern as JSON under a schema
      built for this question — relations only from the dataset's vocabulary, constants only from linked
      mentions, variables ``?x1..?x3`` and ``?answer``. The grounded strategy is its fallback
@@ -40,8 +36,6 @@ evidence is never mixed with inferred evidence in one answer.
 Every failure is an honest :class:`~kgsvc.qa.result.Answer` with ``grounded=False``, the ``failed_stage`` and
 the reason: no linkable mention, a mention matching no entity of the dataset, no pattern, no match.
 
-Size: over STYLE's 800 lines because :class:`QuestionAnswerer` holds the glue of all four stages and their
-fallbacks; the algorithms themselves live in the modules named above (candidate ranking is the next to move out).
 """
 
 from __future__ import annotations
@@ -55,24 +49,23 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
-from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
 from kgsvc.qa.candidates import (
     Branch,
     CandidatePattern,
     candidate_pattern,
-    enumerate_candidates,
     verbalise,
     walk_quotient,
 )
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
-from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, fold
+from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
+from kgsvc.qa.options import QAOptions
 from kgsvc.qa.orient import oriented
+from kgsvc.qa.rank import CandidateRanker
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -94,114 +87,8 @@ __all__ = ["QAOptions", "QuestionAnswerer"]
 
 log = logging.getLogger(__name__)
 
-Strategy = Literal["grounded", "pattern"]
 FailedStage = Literal["linking", "pattern", "matching", "answer"]
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
-
-
-@dataclass(frozen=True)
-class QAOptions:
-    """Options of :meth:`QuestionAnswerer.ask` (keyword options of ``KG.ask``).
-
-    Attributes
-    ----------
-    strategy : {"grounded", "pattern"}
-        How the pattern is produced (module docstring). ``grounded`` is the default: measured better on every
-        benchmark with the bundled 135M model (docs/benchmarks.md).
-    k : int
-        Evidence subgraphs kept (SimGRAG's top-k).
-    relation_k : int
-        Relation candidates per known pattern relation (SimGRAG's k(r)).
-    nodes_per_mention : int
-        Linked nodes kept per mention (homonyms).
-    max_hops : int
-        Longest enumerated path.
-    llm_choice : bool
-        Let the LLM choose among the ``choice_top`` best grounded candidates.
-    verbalise : bool
-        Let the LLM write the answer text (constrained to evidence labels); else a template.
-    w_sim : float
-        Weight of question–candidate similarity next to the exemplar vote.
-    deadline_s : float
-        Budget of the GSD search; the best matches found so far are returned when it expires.
-    min_relative_score : float
-        Linked spans scoring below this share of the best span are dropped (template words such as "film").
-    node_reuse : bool
-        Walk semantics, as the rendered SPARQL has: two pattern variables may bind one KG node ("the writer of
-        the films directed by X" may be X). Answers equal to a linked entity of the pattern are then dropped,
-        unless such an answer is closer (GSD) than every other answer ("the mother of X 's son" is X).
-    vote_temperature : float
-        Exemplar votes are weighted ``exp((cos - best cos) / vote_temperature)``: near-duplicates dominate.
-    hop_penalty : float
-        Score taken off per hop beyond the first of each branch (a fifth of it when exemplars vote).
-    embed_top : int
-        Only this many candidates (best by exemplar vote, then fewer hops) get the similarity term.
-    w_align : float
-        Weight of the order-aware alignment posterior (:mod:`kgsvc.qa.align`); 0 turns it off.
-    align_vote_floor : float
-        The alignment posterior uses the exemplar vote as its prior, ``log(vote + align_vote_floor)`` (0: a uniform
-        prior): order-blind votes still separate relations that the lexicon confuses. Measured the same for
-        0.01–0.05 (docs/benchmarks.md).
-    infer : bool
-        Also propose one-hop candidates on edges the GNN predicts (module docstring); needs a trained predictor.
-    infer_threshold : float, optional
-        Least calibrated probability of a proposed edge; ``None``: the model's threshold chosen on held-out edges.
-    infer_k : int
-        Proposed tails kept per (node, relation).
-    infer_penalty : float
-        GSD of an inferred edge is ``infer_penalty · (1 − probability)``.
-    """
-
-    strategy: Strategy = "grounded"
-    k: int = 10
-    relation_k: int = 3
-    nodes_per_mention: int = 5
-    max_hops: int = 3
-    llm_choice: bool = False
-    choice_top: int = 3
-    verbalise: bool = False
-    w_sim: float = 0.5
-    n_exemplars: int = 12
-    deadline_s: float = 2.0
-    min_relative_score: float = 0.5
-    embed_top: int = 30
-    hop_penalty: float = 0.1
-    vote_temperature: float = 0.02
-    node_reuse: bool = True
-    w_align: float = 1.0
-    align_vote_floor: float = 0.05
-    infer: bool = False
-    infer_threshold: float | None = None
-    infer_k: int = 5
-    infer_penalty: float = 1.0
-
-    @classmethod
-    def from_kwargs(cls, **options: Any) -> QAOptions:
-        """Options from keyword arguments; ``TypeError`` naming the unknown keys and the known ones."""
-        known = set(cls.__dataclass_fields__)
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise TypeError(f"unknown ask option(s) {unknown}; expected some of {sorted(known)}")
-        if options.get("strategy", "grounded") not in ("grounded", "pattern"):
-            raise ValueError(f"strategy must be 'grounded' or 'pattern', got {options['strategy']!r}")
-        return cls(**options)
-
-
-@dataclass
-class _Ranked:
-    candidate: CandidatePattern
-    signature: Signature
-    score: float
-    text: str
-
-
-@dataclass(frozen=True)
-class _View:
-    """The question as one group of candidates reads it (:meth:`QuestionAnswerer._view`)."""
-
-    masked: str
-    vector: npt.NDArray[np.float32]
-    votes: dict[Signature, float]
 
 
 @dataclass
@@ -240,8 +127,7 @@ class QuestionAnswerer:
     exemplars: ExemplarSet | None = None
     options: QAOptions = field(default_factory=QAOptions)
     _linker: EntityLinker | None = field(default=None, repr=False)
-    _text_vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
-    _lexicon: RelationLexicon | None = field(default=None, repr=False)
+    _ranker: CandidateRanker | None = field(default=None, repr=False)
 
     # -- setup ---------------------------------------------------------------------------------------------------
 
@@ -259,23 +145,11 @@ class QuestionAnswerer:
         return self._linker
 
     @property
-    def lexicon(self) -> RelationLexicon | None:
-        """The word ↔ relation-step lexicon learned from the exemplars (built once); ``None`` without exemplars."""
-        if self._lexicon is None and self.exemplars is not None and len(self.exemplars):
-            pairs = []
-            for e, sig in zip(self.exemplars.exemplars, self.exemplars.signatures, strict=True):
-                if sig is not None:
-                    tokens, masks = question_tokens(e.masked())
-                    pairs.append(([tokens[i] for i, _ in reading_order(tokens, masks)], sig))
-            self._lexicon = RelationLexicon.train(pairs)
-        return self._lexicon
-
-    def _vectors(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._text_vectors]
-        if missing:
-            for text, vector in zip(missing, self.graph.embed(missing), strict=True):
-                self._text_vectors[text] = vector
-        return np.stack([self._text_vectors[t] for t in texts]) if texts else np.zeros((0, 384), np.float32)
+    def ranker(self) -> CandidateRanker:
+        """The grounded-candidate ranker over this graph and exemplars (:mod:`kgsvc.qa.rank`; built once)."""
+        if self._ranker is None:
+            self._ranker = CandidateRanker(self.graph, self.exemplars)
+        return self._ranker
 
     # -- the path ------------------------------------------------------------------------------------------------
 
@@ -403,114 +277,6 @@ class QuestionAnswerer:
 
     # -- pattern: grounded candidates ----------------------------------------------------------------------------
 
-    def rank_candidates(
-        self,
-        question: str,
-        spans: Sequence[LinkedSpan],
-        opts: QAOptions,
-        extra: Sequence[CandidatePattern] = (),
-    ) -> list[_Ranked]:
-        """The grounded candidates around the linked nodes, and ``extra`` ones (inferred), best first (module
-        docstring, step 2)."""
-        anchors = [(i, n) for i, s in enumerate(spans) for n, _, _ in s.nodes[: opts.nodes_per_mention]]
-        enumeration = enumerate_candidates(self.graph.snapshot, anchors, max_hops=opts.max_hops)
-        candidates = [*enumeration.candidates, *extra]
-        if not candidates:
-            return []
-        keys = [relation_key(label) for label in self.graph.relation_labels]
-        # one candidate per (signature, mentions): anchors of one mention are merged in the match step
-        best: dict[tuple[Signature, tuple[int, ...]], CandidatePattern] = {}
-        for c in candidates:
-            sig = c.signature(keys)
-            key = (sig, tuple(b.mention for b in c.branches))
-            if key not in best:
-                best[key] = c
-        items = list(best.items())
-        # A candidate is read against the question with only *its* mentions masked: a span it does not use
-        # ("language" in "what is the primary language in X", a tag label) stays a word of the question, which
-        # the exemplars and the alignment need to see.
-        by_mentions = {frozenset(used) for (_, used), _ in items}
-        masked_views = {m: self._view(question, spans, sorted(m), opts) for m in by_mentions}
-        views = {used: masked_views[frozenset(used)] for (_, used), _ in items}
-        n_spans = len(spans)
-        item_votes = []
-        for sig, used in (key for key, _ in items):
-            votes = views[used].votes
-            vote = votes.get(sig)
-            if vote is None:  # partial credit: the voted signature's last steps (what is asked) agree
-                vote = 0.5 * max((v * _suffix_share(sig, s) for s, v in votes.items()), default=0.0)
-            item_votes.append(vote)
-        any_votes = any(v.votes for v in views.values())
-        prior = (
-            np.log(np.asarray(item_votes) + opts.align_vote_floor) if opts.align_vote_floor > 0 and any_votes else None
-        )
-        aligned = np.zeros(len(items), np.float64)
-        if opts.w_align:
-            raw = np.zeros(len(items), np.float64)
-            for mentions, view in masked_views.items():
-                at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
-                raw[at] = self._alignment_scores(view.masked, [items[i][0][0] for i in at])
-            aligned = _softmax(raw if prior is None else raw + prior) if self.lexicon is not None else aligned
-        priors = []
-        for (sig, used), vote, a in zip((key for key, _ in items), item_votes, aligned, strict=True):
-            coverage = len(set(used)) / n_spans
-            mention_score = sum(spans[m].score for m in set(used)) / n_spans
-            hops = sum(len(p) for p in sig) - len(sig)
-            penalty = opts.hop_penalty if not views[used].votes else opts.hop_penalty / 5
-            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops + opts.w_align * a)
-        order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
-        top = order[: opts.embed_top]
-        texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
-        vectors = self._vectors(texts)
-        ranked = []
-        for i, text, vec in zip(top, texts, vectors, strict=True):
-            (sig, used), c = items[i]
-            sim = float(vec @ views[used].vector)
-            ranked.append(_Ranked(c, sig, priors[i] + opts.w_sim * sim, text))
-        ranked.sort(key=lambda r: (-r.score, r.text))
-        return ranked
-
-    def _view(self, question: str, spans: Sequence[LinkedSpan], used: Sequence[int], opts: QAOptions) -> _View:
-        """The question with the mentions ``used`` masked, its embedding, and the exemplar votes it gets: nearest
-        exemplars (``opts.n_exemplars``), weighted by ``exp((cos - top cos) / vote_temperature)``, summed per gold
-        signature and normalised."""
-        masked = mask_question(question, [(spans[m].start, spans[m].end) for m in used])
-        vector = self.graph.embed([masked])
-        votes: dict[Signature, float] = {}
-        if self.exemplars is not None and len(self.exemplars):
-            near = self.exemplars.nearest(vector, opts.n_exemplars)[0]
-            top_cos = max((cos for _, cos in near), default=0.0)
-            weights = [(i, float(np.exp((cos - top_cos) / opts.vote_temperature))) for i, cos in near]
-            total = sum(w for _, w in weights) or 1.0
-            for i, w in weights:
-                voted = self.exemplars.signatures[i]
-                if voted is not None:
-                    votes[voted] = votes.get(voted, 0.0) + w / total
-        return _View(masked, vector[0], votes)
-
-    def _alignment_scores(self, masked: str, signatures: Sequence[Signature]) -> npt.NDArray[np.float64]:
-        """Log-likelihood of each signature's relation steps under the order-aware lexicon (:mod:`kgsvc.qa.align`)
-        given the words of ``masked``; zeros without exemplars. The ranking turns them into the posterior
-        ``P(signature | question)`` with a softmax over all candidates, plus the exemplar votes as log prior. A
-        conjunction's branches are scored as one step sequence, in the better of the two branch orders.
-
-        Notes
-        -----
-        O(candidates · words · hops²) time; each distinct step path is aligned once per question view.
-        """
-        lexicon = self.lexicon
-        if lexicon is None or not signatures:
-            return np.zeros(len(signatures), np.float64)
-        tokens, masks = question_tokens(masked)
-        phrases = {" ".join(fold(label).split()) for label in self.graph.relation_labels}
-        words = [(tokens[i], g) for i, g in reading_order(tokens, masks, phrases=phrases)]
-        score = lexicon.scorer(words)
-        scores = np.empty(len(signatures), np.float64)
-        for i, sig in enumerate(signatures):
-            orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
-            scores[i] = max(score([s for path in o for s in path]) for o in orders)
-        return scores
-
     def _inferred_candidates(
         self, spans: Sequence[LinkedSpan], opts: QAOptions
     ) -> dict[CandidatePattern, list[Prediction]]:
@@ -608,7 +374,7 @@ class QuestionAnswerer:
         opts: QAOptions,
         inferred: dict[CandidatePattern, list[Prediction]] | None = None,
     ) -> _Chosen | None:
-        ranked = self.rank_candidates(question, spans, opts, list(inferred or ()))
+        ranked = self.ranker.rank(question, spans, opts, list(inferred or ()))
         if not ranked:
             return None
         pick = 0
@@ -758,7 +524,7 @@ class QuestionAnswerer:
         for e, edge in enumerate(chosen.pattern.edges):
             if not edge.known:
                 continue
-            query = self._vectors([edge.label])[0]
+            query = self.ranker.vectors([edge.label])[0]
             dist = np.sqrt(np.maximum(((rel_vectors - query) ** 2).sum(axis=1), 0.0))
             top = np.argsort(dist, kind="stable")[: opts.relation_k]
             relations[e] = candidate_set(top.astype(np.int64), dist[top].astype(np.float64))
@@ -835,29 +601,12 @@ class QuestionAnswerer:
         )
 
 
-def _softmax(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    weights = np.exp(scores - scores.max())
-    out: npt.NDArray[np.float64] = weights / weights.sum()
-    return out
-
-
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:
     """The spans scoring at least ``relative`` times the best span's score (question order kept)."""
     if not spans:
         return spans
     best = max(s.score for s in spans)
     return [s for s in spans if s.score >= relative * best]
-
-
-def _suffix_share(a: Signature, b: Signature) -> float:
-    """Share of steps at the end of the paths that ``a`` and ``b`` have in common (single-path signatures)."""
-    if len(a) != 1 or len(b) != 1:
-        return 0.0
-    x, y = a[0], b[0]
-    n = 0
-    while n < min(len(x), len(y)) and x[-1 - n] == y[-1 - n]:
-        n += 1
-    return n / max(len(x), len(y))
 
 
 def _template(labels: Sequence[str]) -> str:

@@ -51,7 +51,7 @@ def qa() -> QuestionAnswerer:
 def _top(qa: QuestionAnswerer, question: str, **options: float) -> tuple[tuple[tuple[str, bool], ...], ...]:
     opts = QAOptions(**options)  # type: ignore[arg-type]
     spans = _main_spans(qa.linker.link(question), opts.min_relative_score)
-    return qa.rank_candidates(question, spans, opts)[0].signature
+    return qa.ranker.rank(question, spans, opts)[0].signature
 
 
 @pytest.mark.parametrize(
@@ -82,11 +82,11 @@ def test_alignment_posterior_prefers_the_question_order(qa: QuestionAnswerer) ->
     masked = mask_question(question, [(s.start, s.end) for s in spans])
     right = ((("children", True), ("parents", True)),)
     wrong = ((("parents", True), ("children", True)),)
-    scores = qa._alignment_scores(masked, [right, wrong])
+    scores = qa.ranker.alignment_scores(masked, [right, wrong])
     assert scores[0] - scores[1] > np.log(9)  # a posterior above 0.9 for the question's order
 
 
 def test_without_exemplars_there_is_no_lexicon(qa: QuestionAnswerer) -> None:
     bare = QuestionAnswerer(qa.graph)
-    assert bare.lexicon is None
-    assert bare._alignment_scores("who is the mom of X 's son", [((("parents", True),),)]).tolist() == [0.0]
+    assert bare.ranker.lexicon is None
+    assert bare.ranker.alignment_scores("who is the mom of X 's son", [((("parents", True),),)]).tolist() == [0.0]

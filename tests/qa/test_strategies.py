@@ -57,7 +57,7 @@ def test_llm_choice_picks_among_top_candidates(graph: QAGraph) -> None:
     spans = qa.linker.link(question)
     from kgsvc.qa.pipeline import QAOptions
 
-    ranked = qa.rank_candidates(question, spans, QAOptions())
+    ranked = qa.ranker.rank(question, spans, QAOptions())
     assert ranked[0].text == "directed by →"
     second = "Paprika " + ranked[1].text
     llm = ScriptedLLM([second])
