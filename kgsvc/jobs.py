@@ -77,12 +77,15 @@ def train_gnn(
     checkpoint: str | None = None,
     options: dict[str, Any] | None = None,
     threads: int | None = None,
+    features: str | None = None,
 ) -> dict[str, Any]:
     """Train the GNN link predictor (:func:`kgsvc.gnn.train.train_gnn`) as job ``job_id``; returns its metrics.
 
     ``snapshot`` is a graph-snapshot folder, ``output`` the model folder (replaced only on success), ``checkpoint``
     the resume folder (default ``<output>.checkpoint``), ``options`` :class:`kgsvc.gnn.model.GNNConfig` fields,
-    ``threads`` the torch CPU threads (see :func:`kgsvc.gnn.train.train_gnn`). Progress goes to the job row after
+    ``threads`` the torch CPU threads (see :func:`kgsvc.gnn.train.train_gnn`), ``features`` an index version
+    folder whose node label embeddings become the node input features
+    (:func:`kgsvc.index.build.node_label_vectors`; ``None``: none). Progress goes to the job row after
     every epoch; setting the row's state to ``cancelled`` (before or during the run) stops training before the next
     epoch (checkpoint kept, so a re-run resumes) and returns ``{"cancelled": True}``. A failure or cancellation
     leaves ``output`` as it was.
@@ -91,6 +94,7 @@ def train_gnn(
     from kgsvc.gnn.model import GNNConfig
     from kgsvc.gnn.train import TrainingCancelled
     from kgsvc.gnn.train import train_gnn as train
+    from kgsvc.index.build import node_label_vectors
     from kgsvc.index.snapshot import GraphSnapshot
 
     config = GNNConfig.from_dict(options or {})
@@ -113,6 +117,7 @@ def train_gnn(
             progress=progress,
             should_cancel=cancelled,
             threads=threads,
+            features=None if features is None else node_label_vectors(Path(features)),
         )
     except TrainingCancelled:
         log.info("GNN training job %s cancelled", job_id)

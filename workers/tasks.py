@@ -114,6 +114,7 @@ def train_gnn(
     checkpoint: str | None = None,
     options: dict[str, Any] | None = None,
     threads: int | None = None,
+    features: str | None = None,
 ) -> dict[str, Any]:
     # No dataset lock: training reads an immutable snapshot and never blocks updates or queries; a retry resumes
     # from the checkpoint.
@@ -125,4 +126,5 @@ def train_gnn(
         checkpoint=checkpoint,
         options=options,
         threads=threads,
+        features=features,
     )

@@ -205,7 +205,8 @@ class KG:
         when that version already has a trained model.
 
         The model is written to the version's ``gnn/`` folder (:mod:`kgsvc.index.build`) with
-        ``Settings.gnn_options``; ``ask(..., infer=True)`` uses it once the job has succeeded. Raises
+        ``Settings.gnn_options`` and the version's node label embeddings as node input features;
+        ``ask(..., infer=True)`` uses it once the job has succeeded. Raises
         ``DatasetError`` if the dataset is unknown, ``IndexError_`` if it has no complete index version.
         """
         if version is None:
@@ -220,6 +221,7 @@ class KG:
             snapshot=str(folder / "snapshot"),
             output=str(folder / GNN_FOLDER),
             options=dict(self.settings.gnn_options) or None,
+            features=str(folder),
         )
         return self.catalog.job(job_id)
 

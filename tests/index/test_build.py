@@ -100,6 +100,17 @@ def test_candidates_match_brute_force_over_all_nodes(manual: kgsvc.KG) -> None:
         index.node_candidates(np.zeros((2, 384), np.float32), 3)
 
 
+def test_node_label_vectors_are_the_labels_embeddings_per_node(manual: kgsvc.KG, tmp_path: Path) -> None:
+    manual.build_index("sample")
+    index = manual.index("sample")
+    features = build_module.node_label_vectors(index.path)
+    assert features.shape == (index.snapshot.n_nodes, 384) and features.dtype == np.float32
+    kon = index.node_terms.index(f"<{EX}person_Satoshi_Kon>")
+    np.testing.assert_allclose(features[kon], index.embedder.encode(["Satoshi Kon"])[0], atol=1e-5)
+    with pytest.raises(IndexError_, match="no node label embeddings"):
+        build_module.node_label_vectors(tmp_path)
+
+
 def test_failed_build_keeps_previous_version(manual: kgsvc.KG, monkeypatch: pytest.MonkeyPatch) -> None:
     assert manual.build_index("sample") == 1
     manual.update(f"INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_X> <{EX}genre> <{EX}genre_Animation> }} }}")

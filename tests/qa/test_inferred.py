@@ -46,6 +46,7 @@ def test_training_follows_the_index_build(incomplete: kgsvc.KG) -> None:
     model = incomplete.index("movies").path / GNN_FOLDER
     metrics = json.loads((model / "metrics.json").read_text())
     assert metrics["calibration"] is not None
+    assert metrics["features"] == 384  # the version's label embeddings were the node input
     assert incomplete.submit_train_gnn("movies") is None  # this version is trained already
 
 
