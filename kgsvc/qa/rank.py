@@ -74,6 +74,7 @@ class CandidateRanker:
     exemplars: ExemplarSet | None = None
     _lexicon: RelationLexicon | None = field(default=None, repr=False)
     _text_vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
+    _phrases: frozenset[str] | None = field(default=None, repr=False)  # folded relation labels, for reading_order
 
     @property
     def lexicon(self) -> RelationLexicon | None:
@@ -200,8 +201,9 @@ class CandidateRanker:
         if lexicon is None or not signatures:
             return np.zeros(len(signatures), np.float64)
         tokens, masks = question_tokens(masked)
-        phrases = {" ".join(fold(label).split()) for label in self.graph.relation_labels}
-        words = [(tokens[i], g) for i, g in reading_order(tokens, masks, phrases=phrases)]
+        if self._phrases is None:
+            self._phrases = frozenset(" ".join(fold(label).split()) for label in self.graph.relation_labels)
+        words = [(tokens[i], g) for i, g in reading_order(tokens, masks, phrases=self._phrases)]
         score = lexicon.scorer(words)
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
