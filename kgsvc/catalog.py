@@ -197,6 +197,13 @@ class Catalog:
             row.error = error
             row.completed_at = utcnow() if error is None else None
 
+    def add_index_metrics(self, name: str, version: int, metrics: dict[str, Any]) -> None:
+        """Merge ``metrics`` into the metrics of ``version`` (results computed after the build, such as the GNN's
+        held-out scores). Raises ``IndexError_`` if the version does not exist."""
+        with self.sessions.begin() as session:
+            row = self._version_row(session, name, version)
+            row.metrics = {**(row.metrics or {}), **metrics}  # a new dict: the JSON column is not change-tracked
+
     def index_versions(self, name: str) -> builtins.list[IndexVersionInfo]:
         """All versions of ``name``, oldest first."""
         with self.sessions() as session:

@@ -7,7 +7,8 @@ it was killed half-way, converges to the state of one uninterrupted run.
 * :func:`ingest` — load a file into a dataset (RDF set semantics make a re-run add nothing twice);
 * :func:`build_index` — build the dataset's index version for its current data, unless one is complete already;
 * :func:`ask_batch` — answer many questions, writing the answers to the job row;
-* :func:`train_gnn` — train the GNN link predictor on a graph snapshot (cancellable, resumable, atomic output).
+* :func:`train_gnn` — train the GNN link predictor on a graph snapshot (cancellable, resumable, atomic output);
+  its held-out scores are also recorded on the index version it was trained for.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from kgsvc.errors import IndexError_
+from kgsvc.schemas import JobInfo
 
 if TYPE_CHECKING:
     from kgsvc.sdk.embedded import KG
@@ -128,4 +132,19 @@ def train_gnn(
     kg.catalog.update_job(
         job_id, state=JobState.SUCCEEDED, progress=1.0, counts={"held_out": result.metrics["held_out"]}
     )
+    _record_on_version(kg, kg.catalog.job(job_id), result.metrics)
     return result.metrics
+
+
+def _record_on_version(kg: KG, job: JobInfo, metrics: dict[str, Any]) -> None:
+    """Copy the held-out scores to the index version the job trained for (``params["index_version"]``, as
+    :meth:`KG.submit_train_gnn` sets it), under ``metrics["gnn"]``; a version removed meanwhile is skipped."""
+    version = job.params.get("index_version")
+    if job.dataset is None or version is None:
+        return
+    keys = ("held_out", "random_baseline", "epochs", "train_seconds")
+    summary = {key: metrics[key] for key in keys if key in metrics}
+    try:
+        kg.catalog.add_index_metrics(job.dataset, int(version), {"gnn": summary})
+    except IndexError_:
+        log.info("index version %s of %s is gone; its GNN metrics stay in gnn/metrics.json", version, job.dataset)
