@@ -17,7 +17,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgsvc.errors import IndexError_
+from kgsvc.errors import DatasetError, IndexError_
 from kgsvc.schemas import JobInfo
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def train_gnn(
 
 def _record_on_version(kg: KG, job: JobInfo, metrics: dict[str, Any]) -> None:
     """Copy the held-out scores to the index version the job trained for (``params["index_version"]``, as
-    :meth:`KG.submit_train_gnn` sets it), under ``metrics["gnn"]``; a version removed meanwhile is skipped."""
+    :meth:`KG.submit_train_gnn` sets it), under ``metrics["gnn"]``; skipped when the dataset was dropped meanwhile."""
     version = job.params.get("index_version")
     if job.dataset is None or version is None:
         return
@@ -146,5 +146,5 @@ def _record_on_version(kg: KG, job: JobInfo, metrics: dict[str, Any]) -> None:
     summary = {key: metrics[key] for key in keys if key in metrics}
     try:
         kg.catalog.add_index_metrics(job.dataset, int(version), {"gnn": summary})
-    except IndexError_:
+    except (DatasetError, IndexError_):
         log.info("index version %s of %s is gone; its GNN metrics stay in gnn/metrics.json", version, job.dataset)
