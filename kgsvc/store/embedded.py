@@ -11,7 +11,6 @@ the chunks, so Python producing text and Rust parsing and indexing it run on two
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import signal
 import threading
@@ -235,6 +234,8 @@ _PIPE_BUFFER = 1 << 20
 def _widen(pipe: int) -> None:
     """Give ``pipe`` a 1 MiB buffer where Linux allows it (the default is 64 KiB), so the bulk loader has a chunk
     of text in hand while the writer maps the next one; elsewhere the default stays."""
+    import fcntl  # POSIX only, as the pipe path is (:func:`_pipes_usable`): importing it here keeps the module portable
+
     if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux
         with contextlib.suppress(OSError):  # above /proc/sys/fs/pipe-max-size: the default stays
             fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, _PIPE_BUFFER)
