@@ -15,14 +15,18 @@ from kgsvc.index.snapshot import GraphSnapshot
 from tests.gnn.conftest import CONFIG
 
 
+def _arrays(model_dir: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The model's z, w_r, u_r and relation ranges, read straight from its files (the test's reference)."""
+    names = (artifacts.NODE_EMBEDDINGS, artifacts.RELATION_EMBEDDINGS, artifacts.RELATION_PRIORS)
+    z, w, u = (np.load(model_dir / name) for name in names)
+    return z, w, u, np.load(model_dir / artifacts.RELATION_RANGES)
+
+
 def test_top_tails_proposes_only_missing_edges_sorted_and_calibrated(
     wc_snapshot: GraphSnapshot, model_dir: Path
 ) -> None:
     predictor = LinkPredictor.load(model_dir, wc_snapshot)
-    z = np.load(model_dir / artifacts.NODE_EMBEDDINGS)
-    w = np.load(model_dir / artifacts.RELATION_EMBEDDINGS)
-    u = np.load(model_dir / artifacts.RELATION_PRIORS)
-    ranges = np.load(model_dir / artifacts.RELATION_RANGES)
+    z, w, u, ranges = _arrays(model_dir)
     head, relation, _ = wc_snapshot.triple(0)
     proposals = predictor.top_tails(head, relation, k=5, threshold=0.0)
     assert len(proposals) == 5
@@ -52,9 +56,7 @@ def test_top_heads_uses_the_inverse_relation_and_the_calibrated_threshold(
     wc_snapshot: GraphSnapshot, model_dir: Path
 ) -> None:
     predictor = LinkPredictor.load(model_dir, wc_snapshot)
-    z = np.load(model_dir / artifacts.NODE_EMBEDDINGS)
-    w = np.load(model_dir / artifacts.RELATION_EMBEDDINGS)
-    u = np.load(model_dir / artifacts.RELATION_PRIORS)
+    z, w, u, _ = _arrays(model_dir)
     _, relation, tail = wc_snapshot.triple(0)
     inverse = relation + wc_snapshot.n_relations
     stored = {
