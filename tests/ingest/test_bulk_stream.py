@@ -22,13 +22,14 @@ def _ntriples(start: int, stop: int) -> bytes:
 
 
 def _chunks(rows: int, *, then: bytes | Exception | None = None) -> Iterator[bytes]:
-    for start in range(0, rows, 10_000):  # each chunk ~0.4 MB, several times the pipe's capacity in all
+    for start in range(0, rows, 10_000):  # each chunk ~0.5 MB; 60,000 rows are ~3 MB, 3x the 1 MiB pipe
         yield _ntriples(start, min(rows, start + 10_000))
     if isinstance(then, Exception):
         raise then
     if then is not None:
         yield then
-        yield _ntriples(rows, rows + 50_000)  # more input after the bad line: the writer must not block
+        yield _ntriples(rows, rows + 100_000)  # ~5 MB after the bad line, more than pipe and write buffer hold:
+        # the writer must not block
 
 
 def _loader_threads() -> list[threading.Thread]:
@@ -74,20 +75,6 @@ def test_a_parse_error_names_the_line_and_does_not_block_the_writer(store: Embed
             file="gen.nt",
         )
     assert not _loader_threads()
-
-
-@pytest.mark.parametrize("dataset", ["fresh", "sample"], ids=["into-empty-graph", "into-non-empty-graph"])
-def test_triple_file_error_deep_in_a_large_file_leaves_no_partial_load(
-    sample_kg: kgsvc.KG, tmp_path: Path, dataset: str
-) -> None:
-    good = "".join(f"entity {i}\trelated_to\tentity {i + 1}\n" for i in range(100_000))  # ~3 MB: several blocks
-    path = tmp_path / "large.tsv.gz"
-    path.write_bytes(gzip.compress((good + "entity\tmissing a column\n").encode()))
-    kg = kgsvc.KG(sample_kg.settings.model_copy(update={"bulk_threshold_bytes": 0}), sample_kg.store, sample_kg.catalog)
-    before = {d.name: d.triples for d in kg.datasets()}
-    with pytest.raises(IngestError, match=r"large\.tsv\.gz:100001: expected 3 columns"):
-        kg.load(path, dataset=dataset)
-    assert kg.store.count(f"urn:kgsvc:dataset:{dataset}") == before.get(dataset, 0)
 
 
 def test_triple_file_bulk_load_reports_progress_and_counts(kg: kgsvc.KG, tmp_path: Path) -> None:

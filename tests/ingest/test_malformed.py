@@ -62,15 +62,37 @@ def test_malformed_input_is_rejected_and_changes_nothing(
 
 
 @pytest.mark.parametrize("dataset", ["fresh", "sample"], ids=["into-empty-graph", "into-non-empty-graph"])
+@pytest.mark.parametrize(
+    ("name", "row", "rows", "bad", "error"),
+    [
+        # RDF: the store's own bulk parser
+        (
+            "large.nt.gz",
+            "<http://ex/s{i}> <http://ex/p> <http://ex/o{i}> .\n",
+            300_000,
+            "<http://ex/s> <http://ex/p> oops .\n",
+            r"large\.nt\.gz:300001:",
+        ),
+        # a triple file (~3 MB): mapped block by block and fed to the bulk loader through a pipe
+        (
+            "large.tsv.gz",
+            "entity {i}\trelated_to\tentity {j}\n",
+            100_000,
+            "entity\tmissing a column\n",
+            r"large\.tsv\.gz:100001: expected 3 columns",
+        ),
+    ],
+    ids=["n-triples", "triple-file"],
+)
 def test_bulk_error_deep_in_a_large_file_leaves_no_partial_load(
-    sample_kg: kgsvc.KG, tmp_path: Path, dataset: str
+    sample_kg: kgsvc.KG, tmp_path: Path, dataset: str, name: str, row: str, rows: int, bad: str, error: str
 ) -> None:
-    good = "".join(f"<http://ex/s{i}> <http://ex/p> <http://ex/o{i}> .\n" for i in range(300_000))
-    path = tmp_path / "large.nt.gz"
-    path.write_bytes(gzip.compress((good + "<http://ex/s> <http://ex/p> oops .\n").encode()))
+    good = "".join(row.format(i=i, j=i + 1) for i in range(rows))
+    path = tmp_path / name
+    path.write_bytes(gzip.compress((good + bad).encode()))
     kg = kgsvc.KG(sample_kg.settings.model_copy(update={"bulk_threshold_bytes": 0}), sample_kg.store, sample_kg.catalog)
     before = {d.name: d.triples for d in kg.datasets()}
-    with pytest.raises(IngestError, match=r"large\.nt\.gz:300001:"):
+    with pytest.raises(IngestError, match=error):
         kg.load(path, dataset=dataset)
     assert kg.store.count(f"urn:kgsvc:dataset:{dataset}") == before.get(dataset, 0)
 
