@@ -44,6 +44,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-queries", type=int, default=5000, help="removed (h, r) queries scored for Hits@1")
     parser.add_argument("--features", action="store_true", help="MiniLM name embeddings as node input features")
+    parser.add_argument("--no-mask-targets", action="store_true", help="ablation: queries see their own edge")
+    parser.add_argument("--no-node-embeddings", action="store_true", help="features only (inductive encoder)")
     parser.add_argument("--model", type=Path, help="score an already trained model folder (for this split) instead")
     args = parser.parse_args()
 
@@ -74,6 +76,8 @@ def main() -> None:
         valid_fraction=0.02,
         test_fraction=0.02,
         max_eval=1000,
+        mask_targets=not args.no_mask_targets,
+        node_embeddings=not args.no_node_embeddings,
     )
     features = None
     if args.features and args.model is None:

@@ -18,7 +18,7 @@ from kgsvc.errors import (
     StoreError,
 )
 from kgsvc.samples import sample_path, sample_questions
-from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, RdfTerm, SparqlResult
+from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, RdfTerm, SimilarNode, SparqlResult
 from kgsvc.sdk import KG
 from kgsvc.settings import Settings
 
@@ -41,6 +41,7 @@ __all__ = [
     "QueryError",
     "RdfTerm",
     "Settings",
+    "SimilarNode",
     "SparqlResult",
     "StoreError",
     "sample_path",

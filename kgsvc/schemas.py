@@ -7,7 +7,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["DatasetInfo", "DatasetStats", "IndexVersionInfo", "JobInfo", "LoadResult", "RdfTerm", "SparqlResult"]
+__all__ = [
+    "DatasetInfo",
+    "DatasetStats",
+    "IndexVersionInfo",
+    "JobInfo",
+    "LoadResult",
+    "RdfTerm",
+    "SimilarNode",
+    "SparqlResult",
+]
 
 
 class _Model(BaseModel):
@@ -93,6 +102,15 @@ class RdfTerm(_Model):
 
     def __str__(self) -> str:
         return self.value
+
+
+class SimilarNode(_Model):
+    """A node near another by GNN embedding: its term, label, and the L2 distance between the two unit vectors
+    (``sqrt(2 − 2 cos)``, 0 for the same direction)."""
+
+    term: RdfTerm
+    label: str
+    distance: float
 
 
 class SparqlResult(_Model):

@@ -24,7 +24,7 @@ import kgsvc
 from kgsvc.api.errors import ApiError
 from kgsvc.api.state import get_state, require_write
 from kgsvc.errors import IngestError
-from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult
+from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SimilarNode
 
 __all__ = ["AskRequest", "CreateDataset", "router"]
 
@@ -173,6 +173,17 @@ async def _load_upload(
 async def dataset_stats(request: Request, name: str) -> DatasetStats:
     """Triple, node, literal and relation counts of a dataset, and its index versions."""
     return await run_in_threadpool(get_state(request).kg.stats, name)
+
+
+@router.get("/datasets/{name}/similar", response_model=list[SimilarNode], tags=["datasets"])
+async def similar(request: Request, name: str, term: str, k: int = 10, literals: bool = False) -> list[SimilarNode]:
+    """The ``k`` nodes nearest to ``term`` (an IRI) by GNN embedding, as ``KG.similar``: 409 when the dataset has no
+    trained GNN yet, 422 when the term is not a node of the graph, 400 for ``k < 1``."""
+    kg = get_state(request).kg
+    try:
+        return await run_in_threadpool(lambda: kg.similar(term, dataset=name, k=k, literals=literals))
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
 
 
 @router.delete("/datasets/{name}", status_code=204, tags=["datasets"])

@@ -8,6 +8,11 @@ Layout of an output folder::
     relation_priors.npy       float32 (2·n_relations × dim): relation priors u_r (kgsvc.gnn.model)
     relation_ranges.npy       bool (2·n_relations × n_nodes): candidate answers per relation (type constraint)
     metrics.json              config, split sizes, held-out metrics, random baseline, calibration, timings
+    vectors/gnn_nodes/        Qdrant Edge shard: collection GNN_NODES, one point per node (id = node id), named
+                              vector GNN_VECTOR = the unit-normalised row of z (kgsvc.index.vectors)
+
+The Qdrant collection lives in the model folder, not beside the label collections of the index version, so that it
+is replaced together with the model it comes from (a failed training leaves both as they were).
 
 Replacement is all-or-nothing: the new folder is written complete under a temporary name beside the target and
 then swapped in with two ``os.rename`` calls (old → ``<name>.old-<pid>``, new → ``<name>``) before the old one is
@@ -26,16 +31,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
+from kgsvc.index.exact import searched_exactly
+from kgsvc.index.vectors import GNN_NODES, GNN_VECTOR, EdgeVectorIndex
+
 __all__ = [
     "METRICS",
     "MODEL",
     "NODE_EMBEDDINGS",
+    "NODE_VECTORS",
     "RELATION_EMBEDDINGS",
     "RELATION_PRIORS",
     "RELATION_RANGES",
     "read_metrics",
     "replace_folder",
     "resolve_output",
+    "unit_rows",
+    "write_node_vectors",
 ]
 
 MODEL = "model.pt"
@@ -44,6 +58,7 @@ RELATION_EMBEDDINGS = "relation_embeddings.npy"
 RELATION_PRIORS = "relation_priors.npy"
 RELATION_RANGES = "relation_ranges.npy"
 METRICS = "metrics.json"
+NODE_VECTORS = "vectors"
 
 
 @contextlib.contextmanager
@@ -87,3 +102,26 @@ def read_metrics(folder: Path) -> dict[str, Any]:
     """The ``metrics.json`` of an output folder."""
     result: dict[str, Any] = json.loads((Path(folder) / METRICS).read_text(encoding="utf-8"))
     return result
+
+
+def unit_rows(z: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
+    """The rows of ``z`` scaled to length 1 (a zero row stays zero), as float32."""
+    z = np.asarray(z, dtype=np.float32)
+    norms = np.linalg.norm(z, axis=1, keepdims=True)
+    unit: npt.NDArray[np.float32] = z / np.maximum(norms, np.float32(1e-12))
+    return unit
+
+
+def write_node_vectors(folder: Path, z: npt.NDArray[np.floating]) -> None:
+    """Store the node embeddings ``z`` (n × d) in Qdrant: collection :data:`~kgsvc.index.vectors.GNN_NODES` of a
+    Qdrant Edge index under ``folder / NODE_VECTORS``, point ``i`` = node ``i``, named vector
+    :data:`~kgsvc.index.vectors.GNN_VECTOR` = ``unit_rows(z)[i]`` (so L2 ranks as cosine). No HNSW graph when the
+    collection is scanned exactly anyway (:func:`kgsvc.index.exact.searched_exactly`).
+    """
+    unit = unit_rows(z)
+    with EdgeVectorIndex(Path(folder) / NODE_VECTORS) as index:
+        index.create_collection(
+            GNN_NODES, unit.shape[1], vector=GNN_VECTOR, hnsw=not searched_exactly(unit.shape[0], unit.shape[1])
+        )
+        index.add(GNN_NODES, unit, vector=GNN_VECTOR)
+        index.finish(GNN_NODES)

@@ -72,7 +72,11 @@ class GNNConfig:
     (epochs between held-out evaluations),
     ``patience`` (evaluations without improvement before early stopping), ``valid_fraction`` /
     ``test_fraction`` (held-out shares of the triples), ``max_eval`` (held-out triples used per evaluation),
-    ``seed``.
+    ``seed``, ``mask_targets`` (drop each step's query triples from the message graph, so the model learns to
+    predict an edge it cannot see — the situation of a missing fact; off, it can copy the answer from the message),
+    ``node_embeddings`` (the learned per-node vectors ``e_i``; off, a model with features sees only the features,
+    which makes the encoder inductive; ignored without features). Both are ablations, measured on MetaQA-half in
+    docs/benchmarks.md ("2026-11-24 (night)"): neither helps there, so the defaults keep the measured model.
     """
 
     dim: int = 64
@@ -90,6 +94,8 @@ class GNNConfig:
     test_fraction: float = 0.05
     max_eval: int = 2000
     seed: int = 0
+    mask_targets: bool = False
+    node_embeddings: bool = True
 
     def __post_init__(self) -> None:
         positive = ("dim", "layers", "bases", "epochs", "batch_size", "eval_every", "patience", "max_eval")
@@ -208,6 +214,7 @@ class RGCNDistMult(nn.Module):
         self.ranges: torch.Tensor
         self.register_buffer("ranges", ranges.bool())
         self.node = nn.Embedding(n_nodes, config.dim)
+        self.free = config.node_embeddings or features is None
         self.features: torch.Tensor | None
         self.register_buffer("features", None if features is None else features.float(), persistent=False)
         self.project = None if features is None else nn.Linear(features.shape[1], config.dim, bias=False)
@@ -229,7 +236,7 @@ class RGCNDistMult(nn.Module):
         -----
         Full-batch: O(L · (|E| · d + n · d²)) time per call, O(L · (|E| + n) · d) activation memory.
         """
-        z = self.node.weight
+        z = self.node.weight * float(self.free)
         if self.project is not None and self.features is not None:
             z = z + self.project(self.features)
         for i, conv in enumerate(self.convs):

@@ -7,7 +7,9 @@ Entry point: :class:`LinkPredictor`, opened on the folder written by :func:`kgsv
   calibrated probabilities (``-inf`` / 0 for a node outside the relation's type-constrained candidates);
 * :meth:`LinkPredictor.top_tails` / :meth:`LinkPredictor.top_heads` — the best candidates for ``(h, r, ?)`` /
   ``(?, r, t)`` that are **not** stored triples of the graph, with calibrated probability ``≥ threshold``; a head
-  query is the tail query ``(t, r + R, ?)`` of the inverse relation.
+  query is the tail query ``(t, r + R, ?)`` of the inverse relation;
+* :meth:`LinkPredictor.similar` — the nodes nearest to a node by its GNN embedding (cosine), from the model's
+  Qdrant collection (:func:`kgsvc.gnn.artifacts.write_node_vectors`).
 
 The probability is Platt-scaled on held-out edges (:mod:`kgsvc.gnn.calibration`) from the logit's log-softmax over
 the query's non-stored candidates: it estimates the precision of such a proposal, counting only held-out edges
@@ -28,7 +30,9 @@ import numpy.typing as npt
 from kgsvc.errors import IndexError_
 from kgsvc.gnn import artifacts
 from kgsvc.gnn.calibration import Calibration, logsumexp
+from kgsvc.index.exact import exact_search, searched_exactly
 from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.index.vectors import GNN_NODES, GNN_VECTOR, EdgeVectorIndex
 
 __all__ = ["LinkPredictor", "Prediction"]
 
@@ -57,6 +61,9 @@ class LinkPredictor:
     calibration : Calibration
     snapshot : GraphSnapshot
         The graph the model was trained on (its stored triples are excluded from proposals).
+    vectors : EdgeVectorIndex, optional
+        The Qdrant index holding the node embeddings (:meth:`load` opens the model folder's); needed by
+        :meth:`similar` only when the collection is too large to scan exactly.
     """
 
     def __init__(
@@ -67,6 +74,7 @@ class LinkPredictor:
         relation_ranges: npt.NDArray[np.bool_],
         calibration: Calibration,
         snapshot: GraphSnapshot,
+        vectors: EdgeVectorIndex | None = None,
     ) -> None:
         if node_embeddings.ndim != 2 or relation_embeddings.ndim != 2:
             raise ValueError("embeddings must be 2-D arrays")
@@ -92,6 +100,8 @@ class LinkPredictor:
         self.ranges = np.asarray(relation_ranges, dtype=bool)
         self.calibration = calibration
         self.snapshot = snapshot
+        self.vectors = vectors
+        self._unit: npt.NDArray[np.float32] | None = None
 
     @classmethod
     def load(cls, folder: Path, snapshot: GraphSnapshot) -> LinkPredictor:
@@ -114,7 +124,9 @@ class LinkPredictor:
         if metrics.get("calibration") is None:
             raise IndexError_(f"GNN model folder {folder} has no calibration (too few held-out edges to fit it)")
         try:
-            return cls(z, w, u, ranges, Calibration(**metrics["calibration"]), snapshot)
+            vectors = folder / artifacts.NODE_VECTORS
+            index = EdgeVectorIndex(vectors) if vectors.is_dir() else None
+            return cls(z, w, u, ranges, Calibration(**metrics["calibration"]), snapshot, index)
         except ValueError as exc:
             raise IndexError_(f"GNN model folder {folder} does not fit the snapshot: {exc}") from exc
 
@@ -200,3 +212,38 @@ class LinkPredictor:
         Same contract as :meth:`top_tails`.
         """
         return self._top(tail, relation, k, threshold, tails=False)
+
+    def similar(self, node: int, *, k: int = 10) -> list[tuple[int, float]]:
+        """The ``k`` nodes nearest to ``node`` by GNN embedding, ``node`` itself left out: ``(node id, distance)``
+        nearest first, ties by id, where distance is the L2 between unit vectors (``sqrt(2 − 2 cos)``).
+
+        Searched in the model's Qdrant collection :data:`~kgsvc.index.vectors.GNN_NODES`; a collection small
+        enough to scan (:func:`kgsvc.index.exact.searched_exactly`, as for label vectors) is scanned exactly with
+        numpy instead: O(n · d).
+
+        Raises
+        ------
+        ValueError
+            When ``node`` is out of range or ``k < 1``.
+        IndexError_
+            When the collection must be searched in Qdrant and the model folder has none (trained before the
+            node vectors were stored: retrain).
+        """
+        self._check("node", np.array([node]), self.snapshot.n_nodes)
+        if k < 1:
+            raise ValueError(f"need k >= 1, got {k}")
+        if self._unit is None:
+            self._unit = artifacts.unit_rows(self.z)
+        query, wanted = self._unit[node : node + 1], min(k + 1, self.z.shape[0])
+        if searched_exactly(self.z.shape[0], self.z.shape[1], wanted):
+            hits = exact_search(self._unit, query, wanted)[0]
+        elif self.vectors is None:
+            raise IndexError_("this GNN model has no node vectors in Qdrant; train it again to search by similarity")
+        else:
+            hits = self.vectors.search(GNN_NODES, query, wanted, vector=GNN_VECTOR)[0]
+        return [(n, d) for n, d in hits if n != node][:k]
+
+    def close(self) -> None:
+        """Close the Qdrant index (the numpy arrays need no closing)."""
+        if self.vectors is not None:
+            self.vectors.close()

@@ -181,7 +181,7 @@ def train_gnn(
         The graph; node ids of the embeddings are its node ids.
     output : Path
         Folder to (re)place with ``model.pt``, ``node_embeddings.npy``, ``relation_embeddings.npy``,
-        ``metrics.json``.
+        ``metrics.json`` and the node embeddings in Qdrant (:mod:`kgsvc.gnn.artifacts`).
     config : GNNConfig, optional
         Model and training options (defaults: :class:`GNNConfig`).
     checkpoint_dir : Path, optional
@@ -279,8 +279,16 @@ def _train(
         losses = []
         for start in range(0, queries.shape[0], config.batch_size):
             optimizer.zero_grad()
-            batch = queries[order[start : start + config.batch_size]]
-            losses.append(_step(model, edge_index, edge_type, batch, candidates, position, config))
+            picked = order[start : start + config.batch_size]
+            edges, types = (
+                _messages(edge_index, edge_type, picked, train.shape[0])
+                if config.mask_targets
+                else (
+                    edge_index,
+                    edge_type,
+                )
+            )
+            losses.append(_step(model, edges, types, queries[picked], candidates, position, config))
             optimizer.step()
         valid_mrr = None
         if epoch % config.eval_every == 0 or epoch == config.epochs:
@@ -302,6 +310,18 @@ def _train(
     if state["best_state"] is not None:
         model.load_state_dict(state["best_state"])
     return _finish(model, snapshot, split, config, output, state, edge_index, edge_type, known_all, train_seconds, dev)
+
+
+def _messages(
+    edge_index: torch.Tensor, edge_type: torch.Tensor, picked: torch.Tensor, m: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The message graph without the triples of the queries ``picked`` (query ``q`` asks triple ``q mod m``, whose
+    messages are edges ``q mod m`` and ``q mod m + m``): a target edge never carries its own answer."""
+    keep = torch.ones(2 * m, dtype=torch.bool, device=edge_index.device)
+    triples = picked % m
+    keep[triples] = False
+    keep[triples + m] = False
+    return edge_index[:, keep], edge_type[keep]
 
 
 def _step(
@@ -433,7 +453,9 @@ def _finish(
     }
     with artifacts.replace_folder(output) as folder:
         torch.save({"model": model.state_dict(), "config": config.to_dict()}, folder / artifacts.MODEL)
-        np.save(folder / artifacts.NODE_EMBEDDINGS, z.float().cpu().numpy(), allow_pickle=False)
+        embeddings = z.float().cpu().numpy()
+        np.save(folder / artifacts.NODE_EMBEDDINGS, embeddings, allow_pickle=False)
+        artifacts.write_node_vectors(folder, embeddings)
         for name, values in ((artifacts.RELATION_EMBEDDINGS, model.relation), (artifacts.RELATION_PRIORS, model.prior)):
             np.save(folder / name, values.detach().float().cpu().numpy(), allow_pickle=False)
         np.save(folder / artifacts.RELATION_RANGES, model.ranges.cpu().numpy(), allow_pickle=False)

@@ -2,9 +2,9 @@
 
 Every index version holds two collections, :data:`NODE_LABELS` and :data:`RELATION_LABELS`, with **one point
 per distinct label text**; the point id is the text id of :class:`kgsvc.index.labels.LabelTables`. Points carry
-the named vector :data:`LABEL_VECTOR`; :data:`GNN_VECTOR` is the reserved name for a second named vector (GNN
-node embeddings), which :meth:`VectorIndex.create_collection` accepts through ``extra_vectors`` (points may
-lack it).
+the named vector :data:`LABEL_VECTOR`. A trained GNN (:mod:`kgsvc.gnn`) adds the collection :data:`GNN_NODES`
+with **one point per node** (point id = snapshot node id) and the named vector :data:`GNN_VECTOR`: its node
+embeddings cannot be a second vector of the label points, because one label text names many nodes.
 
 Distances are **true L2** (Qdrant's ``Euclid`` score, not squared). With unit vectors
 ``L2 = sqrt(2 - 2 cos)``, the per-element distance of the GSD (SimGRAG, arXiv 2412.15272, Eq. 1).
@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 __all__ = [
     "FULL_SCAN_THRESHOLD_KB",
+    "GNN_NODES",
     "GNN_VECTOR",
     "HNSW_EF_CONSTRUCT",
     "HNSW_EF_SEARCH",
@@ -49,6 +50,7 @@ __all__ = [
 
 NODE_LABELS = "node_labels"
 RELATION_LABELS = "relation_labels"
+GNN_NODES = "gnn_nodes"
 LABEL_VECTOR = "label"
 GNN_VECTOR = "gnn"
 
@@ -85,9 +87,15 @@ class VectorIndex(abc.ABC):
 
     @abc.abstractmethod
     def create_collection(
-        self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None, hnsw: bool = True
+        self,
+        name: str,
+        dimension: int,
+        *,
+        vector: str = LABEL_VECTOR,
+        extra_vectors: Mapping[str, int] | None = None,
+        hnsw: bool = True,
     ) -> None:
-        """Create collection ``name`` with :data:`LABEL_VECTOR` of size ``dimension`` plus ``extra_vectors``.
+        """Create collection ``name`` with the named vector ``vector`` of size ``dimension`` plus ``extra_vectors``.
 
         ``hnsw=False`` builds no HNSW graph (searches scan exactly): for collections the caller searches exactly
         anyway (:mod:`kgsvc.index.exact`), which makes :meth:`finish` cheap.
@@ -157,7 +165,13 @@ class EdgeVectorIndex(VectorIndex):
         return shard
 
     def create_collection(
-        self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None, hnsw: bool = True
+        self,
+        name: str,
+        dimension: int,
+        *,
+        vector: str = LABEL_VECTOR,
+        extra_vectors: Mapping[str, int] | None = None,
+        hnsw: bool = True,
     ) -> None:
         from qdrant_edge import (
             Distance,
@@ -168,7 +182,7 @@ class EdgeVectorIndex(VectorIndex):
             HnswIndexConfig,
         )
 
-        sizes = {LABEL_VECTOR: dimension, **(extra_vectors or {})}
+        sizes = {vector: dimension, **(extra_vectors or {})}
         threshold = FULL_SCAN_THRESHOLD_KB if hnsw else _NO_HNSW_KB
         config = EdgeConfig(
             vectors={key: EdgeVectorParams(size=size, distance=Distance.Euclid) for key, size in sizes.items()},
@@ -256,11 +270,17 @@ class ServerVectorIndex(VectorIndex):
         return f"{self.prefix}{name}"
 
     def create_collection(
-        self, name: str, dimension: int, *, extra_vectors: Mapping[str, int] | None = None, hnsw: bool = True
+        self,
+        name: str,
+        dimension: int,
+        *,
+        vector: str = LABEL_VECTOR,
+        extra_vectors: Mapping[str, int] | None = None,
+        hnsw: bool = True,
     ) -> None:
         from qdrant_client import models
 
-        sizes = {LABEL_VECTOR: dimension, **(extra_vectors or {})}
+        sizes = {vector: dimension, **(extra_vectors or {})}
         if self.client.collection_exists(self._name(name)):
             self.client.delete_collection(self._name(name))
         self.client.create_collection(

@@ -118,6 +118,7 @@ class QAGraph:
     search_nodes: Search | None = None
     predictor: LinkPredictor | None = None  # the GNN trained on this snapshot, for inferred edges (issue 7)
     _relation_vectors: npt.NDArray[np.float32] | None = field(default=None, repr=False)
+    _node_ids: dict[str, int] | None = field(default=None, repr=False)
 
     @classmethod
     def from_index(cls, index: Any, *, name: str = "") -> QAGraph:
@@ -170,6 +171,15 @@ class QAGraph:
             embed=embed,
             name=name,
         )
+
+    def node_id(self, term: str) -> int | None:
+        """The node id of the N-Triples term text ``term`` (``<iri>``, ``"lex"…``, ``_:b``), or ``None``.
+
+        The first call builds a dict over all node terms: O(n) once, then O(1).
+        """
+        if self._node_ids is None:
+            self._node_ids = {text: node for node, text in enumerate(self.node_terms)}
+        return self._node_ids.get(term)
 
     def node_term(self, node: int) -> Term:
         """The term of node id ``node``."""

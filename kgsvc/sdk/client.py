@@ -27,7 +27,7 @@ from kgsvc.errors import (
     QueryError,
     StoreError,
 )
-from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SparqlResult
+from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SimilarNode, SparqlResult
 from kgsvc.store import QueryResultsFormat, RdfFormat, Triple, parse_quads, parse_query_results, to_result
 
 __all__ = ["Client"]
@@ -176,6 +176,12 @@ class Client:
         return result
 
     # -- catalog --------------------------------------------------------------------------------------------
+
+    def similar(self, term: str, *, dataset: str, k: int = 10, literals: bool = False) -> list[SimilarNode]:
+        """The nodes nearest to ``term`` by GNN embedding (as :meth:`KG.similar`, same exceptions)."""
+        params: dict[str, Any] = {"term": term, "k": k, "literals": literals}
+        response = self._request("GET", f"/datasets/{dataset}/similar", params=params)
+        return [SimilarNode.model_validate(item) for item in response.json()]
 
     def health(self) -> dict[str, Any]:
         result: dict[str, Any] = self._request("GET", "/health").json()

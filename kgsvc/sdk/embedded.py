@@ -21,7 +21,7 @@ from kgsvc import jobs
 from kgsvc.catalog import Catalog, DatasetChanged
 from kgsvc.db import open_database
 from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
-from kgsvc.errors import DatasetError
+from kgsvc.errors import DatasetError, IndexError_, LinkError
 from kgsvc.gnn import artifacts
 from kgsvc.index.build import GNN_FOLDER, build_index, remove_dataset_indexes
 from kgsvc.index.dataset_index import DatasetIndex, open_index
@@ -29,7 +29,7 @@ from kgsvc.ingest import load_file
 from kgsvc.qa.pipeline import QAOptions
 from kgsvc.qa.result import Answer
 from kgsvc.qa.service import answerer_for
-from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SparqlResult
+from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, RdfTerm, SimilarNode, SparqlResult
 from kgsvc.settings import Settings
 from kgsvc.store import DATASET_GRAPH_PREFIX, RdfFormat, Store, format_from_name, open_store, to_result
 
@@ -321,6 +321,40 @@ class KG:
         """
         opts = QAOptions.from_kwargs(**options)
         return answerer_for(self, dataset, opts).ask(question, **options)
+
+    def similar(self, term: str, *, dataset: str, k: int = 10, literals: bool = False) -> list[SimilarNode]:
+        """The ``k`` nodes of ``dataset`` nearest to ``term`` by GNN embedding, nearest first
+        (:meth:`kgsvc.gnn.predict.LinkPredictor.similar`: cosine of the R-GCN node embeddings, stored in Qdrant);
+        literal nodes (labels, years, …) only with ``literals=True``.
+
+        ``term`` is an IRI (``http://…`` or ``<http://…>``) or any N-Triples term text. Raises ``DatasetError`` if
+        the dataset is unknown, ``IndexError_`` if it has no complete index version or its current version has no
+        trained GNN (see :meth:`submit_train_gnn`), ``LinkError`` if the term is not a node of the graph,
+        ``ValueError`` if ``k < 1``.
+        """
+        graph = answerer_for(self, dataset, QAOptions()).graph
+        if graph.predictor is None:
+            raise IndexError_(
+                f"dataset {dataset!r} has no trained GNN for its current index version (submit_train_gnn trains it)",
+                dataset=dataset,
+            )
+        text = term if term[:1] in ("<", '"', "_") else f"<{term}>"
+        node = graph.node_id(text)
+        if node is None:
+            raise LinkError(f"{term!r} is not a node of dataset {dataset!r}")
+        wanted = k
+        while True:  # fetch more until k nodes of the wanted kinds are found or the graph is exhausted
+            hits = graph.predictor.similar(node, k=wanted)
+            kept = [(n, d) for n, d in hits if literals or not graph.node_terms[n].startswith('"')]
+            if len(kept) >= k or len(hits) < wanted:
+                break
+            wanted *= 4
+        result = []
+        for other, distance in kept[:k]:
+            found = graph.node_term(other)
+            rdf = RdfTerm(type=found.kind, value=found.value, datatype=found.datatype, lang=found.lang)
+            result.append(SimilarNode(term=rdf, label=found.label, distance=distance))
+        return result
 
     def _drop_indexes(self, dataset: str | None = None) -> None:
         with self._indexes_lock:

@@ -47,6 +47,25 @@ def test_scores_agree_across_entry_points_and_respect_the_type_constraint() -> N
         RGCNDistMult(10, 3, GNNConfig(), ranges=ranges[:, :5])
 
 
+def test_ablation_options_mask_target_edges_and_drop_free_embeddings() -> None:
+    from kgsvc.gnn.train import _messages
+
+    h, r, t = torch.tensor([0, 1, 2]), torch.tensor([0, 1, 0]), torch.tensor([3, 4, 5])
+    edge_index, edge_type = message_graph(h, r, t, 2)
+    # queries 0..2 ask triples 0..2 by tail, queries 3..5 the same triples by head: query 4 is triple 1
+    edges, types = _messages(edge_index, edge_type, torch.tensor([4, 0]), 3)
+    assert edges.T.tolist() == [[2, 5], [5, 2]] and types.tolist() == [0, 2]
+
+    features = torch.randn(6, 4)
+    config = GNNConfig(dim=8, dropout=0.0, node_embeddings=False)
+    inductive = RGCNDistMult(6, 2, config, features=features).eval()
+    before = inductive.encode(edge_index, edge_type)
+    with torch.no_grad():
+        inductive.node.weight.normal_()  # unused: only the features enter the encoder
+    torch.testing.assert_close(inductive.encode(edge_index, edge_type), before)
+    assert RGCNDistMult(6, 2, config).free  # without features the free embeddings are the only input
+
+
 def test_config_rejects_bad_options() -> None:
     with pytest.raises(ValueError, match="GNNConfig.dim must be an integer >= 1, got 0"):
         GNNConfig(dim=0)

@@ -12,6 +12,7 @@ from kgsvc.gnn.metrics import KnownTriples
 from kgsvc.gnn.predict import LinkPredictor
 from kgsvc.gnn.split import split_edges
 from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.index.vectors import GNN_NODES, GNN_VECTOR, EdgeVectorIndex
 from tests.gnn.conftest import CONFIG
 
 
@@ -97,6 +98,37 @@ def test_proposals_recover_held_out_edges_at_about_their_calibrated_rate(
     precision = float(np.mean(right))
     assert precision > 5 * float(np.mean(chance))
     assert abs(float(np.mean(claimed)) - precision) < 0.05, (np.mean(claimed), precision)  # measured 0.068 vs 0.076
+
+
+def test_node_embeddings_are_stored_in_qdrant_and_similar_searches_them(
+    wc_snapshot: GraphSnapshot, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    z = _arrays(model_dir)[0]
+    unit = z / np.linalg.norm(z, axis=1, keepdims=True)
+    with EdgeVectorIndex(model_dir / artifacts.NODE_VECTORS) as qdrant:
+        assert qdrant.count(GNN_NODES) == wc_snapshot.n_nodes
+        hits = qdrant.search(GNN_NODES, unit[[7]], 3, vector=GNN_VECTOR)[0]
+    assert hits[0][0] == 7 and hits[0][1] == pytest.approx(0.0, abs=1e-3)  # each node is its own nearest point
+
+    predictor = LinkPredictor.load(model_dir, wc_snapshot)
+    node = wc_snapshot.triple(0)[0]
+    distances = np.sqrt(np.maximum(2.0 - 2.0 * (unit @ unit[node]), 0.0))
+    distances[node] = np.inf
+    expected = np.argsort(distances, kind="stable")[:5]
+    exact = predictor.similar(node, k=5)
+    assert [n for n, _ in exact] == expected.tolist()
+    assert [d for _, d in exact] == pytest.approx(distances[expected].tolist(), abs=1e-4)
+
+    monkeypatch.setattr("kgsvc.gnn.predict.searched_exactly", lambda *shape: False)  # as for a large graph
+    through_qdrant = predictor.similar(node, k=5)
+    assert [n for n, _ in through_qdrant] == [n for n, _ in exact]
+    assert [d for _, d in through_qdrant] == pytest.approx([d for _, d in exact], abs=1e-4)
+    predictor.close()
+    predictor.vectors = None  # a model folder written before the vectors were stored
+    with pytest.raises(IndexError_, match="no node vectors in Qdrant"):
+        predictor.similar(node)
+    with pytest.raises(ValueError, match="k >= 1"):
+        predictor.similar(node, k=0)
 
 
 def test_bad_input_and_incomplete_folders_are_refused(

@@ -37,6 +37,7 @@ def test_held_out_link_prediction_beats_random_ranking(wc_snapshot: GraphSnapsho
             artifacts.RELATION_PRIORS,
             artifacts.RELATION_RANGES,
             artifacts.METRICS,
+            artifacts.NODE_VECTORS,
         ]
     )
     assert np.load(trained.output / artifacts.NODE_EMBEDDINGS).shape == (wc_snapshot.n_nodes, CONFIG.dim)
@@ -75,7 +76,10 @@ def test_cancel_then_resume_continues_from_the_checkpoint(wc_snapshot: GraphSnap
 def test_failed_training_leaves_the_previous_output(
     wc_snapshot: GraphSnapshot, model_dir: Path, tmp_path: Path
 ) -> None:
-    before = {p.name: p.read_bytes() for p in model_dir.iterdir()}
+    def contents() -> dict[str, bytes]:
+        return {str(p.relative_to(model_dir)): p.read_bytes() for p in sorted(model_dir.rglob("*")) if p.is_file()}
+
+    before = contents()
 
     def fail(progress: TrainProgress) -> None:
         raise RuntimeError("disk full")
@@ -84,7 +88,7 @@ def test_failed_training_leaves_the_previous_output(
         train_gnn(wc_snapshot, model_dir, config=CONFIG, threads=1, progress=fail)
     with pytest.raises(TrainingCancelled):
         train_gnn(wc_snapshot, model_dir, config=CONFIG, threads=1, should_cancel=lambda: True)
-    assert {p.name: p.read_bytes() for p in model_dir.iterdir()} == before
+    assert contents() == before
     assert not [p for p in model_dir.parent.iterdir() if ".tmp-" in p.name]
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import kgsvc
+from kgsvc.gnn import artifacts
 from kgsvc.index.build import GNN_FOLDER
+from kgsvc.qa.graph import parse_term
 from kgsvc.qa.pipeline import QAOptions
 from kgsvc.qa.service import answerer_for
 from kgsvc.settings import Settings
@@ -94,9 +97,36 @@ def test_incoming_edges_are_inferred_too(incomplete: kgsvc.KG) -> None:
     assert not [c for c in found if c.branches[0].steps == ((born, True),)]
 
 
+def test_similar_nodes_come_from_the_gnn_embeddings(incomplete: kgsvc.KG) -> None:
+    index = incomplete.index("movies")
+    z = np.load(index.path / GNN_FOLDER / artifacts.NODE_EMBEDDINGS)
+    unit = z / np.linalg.norm(z, axis=1, keepdims=True)
+    terms = list(index.node_terms)
+    film = terms.index("<https://kgsvc.local/sample/film_Paprika>")
+    cosine = unit @ unit[film]
+    cosine[film] = -np.inf
+    ranked = [parse_term(terms[n], "") for n in np.argsort(-cosine, kind="stable")]
+
+    found = incomplete.similar("https://kgsvc.local/sample/film_Paprika", dataset="movies", k=4)
+    assert [s.term.value for s in found] == [t.value for t in ranked if t.kind == "uri"][:4]  # no literals
+    assert all(s.term.type == "uri" and s.label for s in found)
+    assert [s.distance for s in found] == sorted(s.distance for s in found)
+    assert found == incomplete.similar("<https://kgsvc.local/sample/film_Paprika>", dataset="movies", k=4)
+    everything = incomplete.similar("https://kgsvc.local/sample/film_Paprika", dataset="movies", k=4, literals=True)
+    assert [s.term.value for s in everything] == [t.value for t in ranked[:4]]
+    with pytest.raises(kgsvc.LinkError, match="is not a node of dataset 'movies'"):
+        incomplete.similar("https://kgsvc.local/sample/film_Nope", dataset="movies")
+    with pytest.raises(ValueError, match="k >= 1"):
+        incomplete.similar("https://kgsvc.local/sample/film_Paprika", dataset="movies", k=0)
+    with pytest.raises(kgsvc.DatasetError, match="unknown dataset"):
+        incomplete.similar("https://kgsvc.local/sample/film_Paprika", dataset="nope")
+
+
 def test_no_model_means_no_inferred_edges(tmp_path: Path) -> None:
     with kgsvc.KG.open(settings=Settings(data_dir=tmp_path, auto_index=True)) as kg:
         kg.load(kgsvc.sample_path(), dataset="movies")
         kg.wait(120)
         answer = kg.ask("who directed Tokyo Godfathers", dataset="movies", infer=True, infer_threshold=0.0)
         assert answer.answers[0].label == "Satoshi Kon" and not answer.answers[0].inferred
+        with pytest.raises(kgsvc.IndexError_, match="has no trained GNN"):
+            kg.similar("https://kgsvc.local/sample/film_Paprika", dataset="movies")

@@ -119,3 +119,27 @@ def test_constructing_a_client_does_no_io() -> None:
     client = Client("http://127.0.0.1:1", token="t")
     assert repr(client) == "Client('http://127.0.0.1:1')"
     client.close()
+
+
+def test_similar_over_http_matches_the_embedded_kg(client: Client, server: Served, scratch: str) -> None:  # noqa: F811
+    from kgsvc.gnn.model import GNNConfig
+    from kgsvc.gnn.train import train_gnn
+    from kgsvc.index.build import GNN_FOLDER
+
+    paprika = f"{EX}film_Paprika"
+    server.kg.build_index(scratch)
+    with pytest.raises(kgsvc.IndexError_, match="has no trained GNN"):  # 409 before training
+        client.similar(paprika, dataset=scratch)
+    index = server.kg.index(scratch)
+    config = GNNConfig(dim=16, epochs=4, batch_size=512, valid_fraction=0.1, test_fraction=0.1)
+    train_gnn(index.snapshot, index.path / GNN_FOLDER, config=config, threads=1)
+
+    remote = client.similar(paprika, dataset=scratch, k=3)
+    assert len(remote) == 3 and all(isinstance(s, kgsvc.SimilarNode) for s in remote)
+    assert remote == server.kg.similar(paprika, dataset=scratch, k=3)
+    with pytest.raises(kgsvc.LinkError, match="is not a node"):  # 422
+        client.similar(f"{EX}film_Nope", dataset=scratch)
+    with pytest.raises(kgsvc.KgsvcError, match="k >= 1"):  # 400
+        client.similar(paprika, dataset=scratch, k=0)
+    with pytest.raises(kgsvc.DatasetError, match="unknown dataset"):  # 404
+        client.similar(paprika, dataset="nope")
