@@ -44,7 +44,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-queries", type=int, default=5000, help="removed (h, r) queries scored for Hits@1")
     parser.add_argument("--features", action="store_true", help="MiniLM name embeddings as node input features")
-    parser.add_argument("--no-mask-targets", action="store_true", help="ablation: queries see their own edge")
+    parser.add_argument("--mask-targets", action="store_true", help="ablation: queries do not see their own edge")
+    parser.add_argument("--no-rules", action="store_true", help="ablation: no name rules (labels not given)")
     parser.add_argument("--no-node-embeddings", action="store_true", help="features only (inductive encoder)")
     parser.add_argument("--model", type=Path, help="score an already trained model folder (for this split) instead")
     args = parser.parse_args()
@@ -76,7 +77,7 @@ def main() -> None:
         valid_fraction=0.02,
         test_fraction=0.02,
         max_eval=1000,
-        mask_targets=not args.no_mask_targets,
+        mask_targets=args.mask_targets,
         node_embeddings=not args.no_node_embeddings,
     )
     features = None
@@ -94,6 +95,7 @@ def main() -> None:
                 config=config,
                 threads=args.threads,
                 features=features,
+                labels=None if args.no_rules else list(nodes),
                 progress=lambda p: print(
                     f"epoch {p.epoch}/{p.epochs} loss {p.loss:.4f} valid MRR {p.valid_mrr}", file=sys.stderr, flush=True
                 ),

@@ -89,7 +89,8 @@ def train_gnn(
     the resume folder (default ``<output>.checkpoint``), ``options`` :class:`kgsvc.gnn.model.GNNConfig` fields,
     ``threads`` the torch CPU threads (see :func:`kgsvc.gnn.train.train_gnn`), ``features`` an index version
     folder whose node label embeddings become the node input features
-    (:func:`kgsvc.index.build.node_label_vectors`; ``None``: none). Progress goes to the job row after
+    (:func:`kgsvc.index.build.node_label_vectors`) and whose node labels give the name rules
+    (:func:`kgsvc.index.build.node_labels`, :mod:`kgsvc.gnn.rules`); ``None``: neither. Progress goes to the job row after
     every epoch; setting the row's state to ``cancelled`` (before or during the run) stops training before the next
     epoch (checkpoint kept, so a re-run resumes) and returns ``{"cancelled": True}``. A failure or cancellation
     leaves ``output`` as it was.
@@ -98,7 +99,7 @@ def train_gnn(
     from kgsvc.gnn.model import GNNConfig
     from kgsvc.gnn.train import TrainingCancelled
     from kgsvc.gnn.train import train_gnn as train
-    from kgsvc.index.build import node_label_vectors
+    from kgsvc.index.build import node_label_vectors, node_labels
     from kgsvc.index.snapshot import GraphSnapshot
 
     config = GNNConfig.from_dict(options or {})
@@ -122,6 +123,7 @@ def train_gnn(
             should_cancel=cancelled,
             threads=threads,
             features=None if features is None else node_label_vectors(Path(features)),
+            labels=None if features is None else node_labels(Path(features)),
         )
     except TrainingCancelled:
         log.info("GNN training job %s cancelled", job_id)

@@ -369,7 +369,8 @@ def run_eval(
         ``gnn_config`` (a :class:`kgsvc.gnn.model.GNNConfig`) when it holds no model yet, then attached as the
         graph's predictor; ask with ``options.infer`` to use it. With ``gnn_features`` the model's node input
         features are the embeddings of the node labels (the same embedder as linking), so an entity that lost
-        every fact still starts from its name.
+        every fact still starts from its name. The node labels always give the model its name rules
+        (:mod:`kgsvc.gnn.rules`).
 
     Raises
     ------
@@ -401,7 +402,8 @@ def run_eval(
         if not (gnn / artifacts.METRICS).exists():
             t0 = time.perf_counter()
             features = graph.embed(list(graph.node_labels)) if gnn_features else None
-            train_gnn(graph.snapshot, gnn, config=gnn_config, threads=1, features=features)
+            labels = list(graph.node_labels)  # the name rules (kgsvc.gnn.rules)
+            train_gnn(graph.snapshot, gnn, config=gnn_config, threads=1, features=features, labels=labels)
             gnn_seconds = time.perf_counter() - t0
         graph.predictor = LinkPredictor.load(gnn, graph.snapshot)
     questions = ordered(load_questions(), sample, seed)[:limit]

@@ -7,7 +7,8 @@ Entry point: :class:`LinkPredictor`, opened on the folder written by :func:`kgsv
   calibrated probabilities (``-inf`` / 0 for a node outside the relation's type-constrained candidates);
 * :meth:`LinkPredictor.top_tails` / :meth:`LinkPredictor.top_heads` — the best candidates for ``(h, r, ?)`` /
   ``(?, r, t)`` that are **not** stored triples of the graph, with calibrated probability ``≥ threshold``; a head
-  query is the tail query ``(t, r + R, ?)`` of the inverse relation;
+  query is the tail query ``(t, r + R, ?)`` of the inverse relation. When the model folder has name rules
+  (:mod:`kgsvc.gnn.rules`), a candidate's probability is the larger of the model's and the rules';
 * :meth:`LinkPredictor.similar` — the nodes nearest to a node by its GNN embedding (cosine), from the model's
   Qdrant collection (:func:`kgsvc.gnn.artifacts.write_node_vectors`).
 
@@ -30,6 +31,7 @@ import numpy.typing as npt
 from kgsvc.errors import IndexError_
 from kgsvc.gnn import artifacts
 from kgsvc.gnn.calibration import Calibration, logsumexp
+from kgsvc.gnn.rules import NameRules
 from kgsvc.index.exact import exact_search, searched_exactly
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import GNN_NODES, GNN_VECTOR, EdgeVectorIndex
@@ -64,6 +66,9 @@ class LinkPredictor:
     vectors : EdgeVectorIndex, optional
         The Qdrant index holding the node embeddings (:meth:`load` opens the model folder's); needed by
         :meth:`similar` only when the collection is too large to scan exactly.
+    rules : NameRules, optional
+        Name rules learned with the model (:mod:`kgsvc.gnn.rules`); a candidate they reach gets the larger of its
+        GNN probability and theirs.
     """
 
     def __init__(
@@ -75,6 +80,7 @@ class LinkPredictor:
         calibration: Calibration,
         snapshot: GraphSnapshot,
         vectors: EdgeVectorIndex | None = None,
+        rules: NameRules | None = None,
     ) -> None:
         if node_embeddings.ndim != 2 or relation_embeddings.ndim != 2:
             raise ValueError("embeddings must be 2-D arrays")
@@ -101,6 +107,7 @@ class LinkPredictor:
         self.calibration = calibration
         self.snapshot = snapshot
         self.vectors = vectors
+        self.rules = rules
         self._unit: npt.NDArray[np.float32] | None = None
 
     @classmethod
@@ -126,7 +133,8 @@ class LinkPredictor:
         try:
             vectors = folder / artifacts.NODE_VECTORS
             index = EdgeVectorIndex(vectors) if vectors.is_dir() else None
-            return cls(z, w, u, ranges, Calibration(**metrics["calibration"]), snapshot, index)
+            rules = NameRules.load(folder, snapshot)
+            return cls(z, w, u, ranges, Calibration(**metrics["calibration"]), snapshot, index, rules)
         except ValueError as exc:
             raise IndexError_(f"GNN model folder {folder} does not fit the snapshot: {exc}") from exc
 
@@ -182,14 +190,17 @@ class LinkPredictor:
         query = relation if tails else relation + self.snapshot.n_relations
         logits = self._logits(anchor, query)
         logits[self._stored(anchor, relation, outgoing=tails)] = -np.inf
-        normalised = logits - logsumexp(logits)
+        probabilities = self.calibration.probability(logits - logsumexp(logits))
+        if self.rules is not None:
+            for c, p in self.rules.propose(anchor, query).items():
+                if np.isfinite(logits[c]) and p > probabilities[c]:  # in the relation's range, not stored
+                    probabilities[c] = p
         k = min(k, logits.shape[0])
-        top = np.argpartition(-logits, k - 1)[:k]
-        top = top[np.lexsort((top, -logits[top]))]  # by logit descending, then node id
-        probabilities = self.calibration.probability(normalised[top])
+        top = np.argpartition(-probabilities, k - 1)[:k]
+        top = top[np.lexsort((top, -logits[top], -probabilities[top]))]  # by probability, logit, node id
         return [
             Prediction(anchor if tails else int(c), relation, int(c) if tails else anchor, float(s), float(p))
-            for c, s, p in zip(top, logits[top], probabilities, strict=True)
+            for c, s, p in zip(top, logits[top], probabilities[top], strict=True)
             if np.isfinite(s) and p >= threshold
         ]
 
@@ -197,7 +208,7 @@ class LinkPredictor:
         """The ≤ ``k`` best tails ``t`` with ``(head, relation, t)`` not stored and probability ≥ ``threshold``
         (default: the calibrated proposal threshold, ``calibration.threshold``).
 
-        Sorted by logit descending, ties by node id. O(n · d) time for n nodes.
+        Sorted by probability descending, then logit, then node id. O(n · d) time for n nodes (plus the rules' O(degree · namesakes)).
 
         Raises
         ------

@@ -42,7 +42,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,7 @@ from kgsvc.gnn import artifacts
 from kgsvc.gnn.calibration import Calibration, choose_threshold, fit_platt, logsumexp
 from kgsvc.gnn.metrics import KnownTriples, ranking_metrics
 from kgsvc.gnn.model import GNNConfig, RGCNDistMult, answer_ranges, message_graph
+from kgsvc.gnn.rules import NameRules
 from kgsvc.gnn.split import EdgeSplit, split_edges
 from kgsvc.index.snapshot import GraphSnapshot
 
@@ -172,6 +173,7 @@ def train_gnn(
     max_memory_bytes: int = 8 * 2**30,
     threads: int | None = None,
     features: npt.NDArray[np.floating] | None = None,
+    labels: Sequence[str] | None = None,
 ) -> TrainResult:
     """Train on ``snapshot`` and write the model folder ``output`` (replaced atomically); see the module docstring.
 
@@ -200,6 +202,9 @@ def train_gnn(
     features : (n_nodes × f) array, optional
         Node input features (e.g. the label embeddings of the index; :class:`kgsvc.gnn.model.RGCNDistMult`).
         They are part of the checkpoint fingerprint, not of the saved model: pass the same ones to resume.
+    labels : sequence of str, optional
+        Node labels (snapshot ids): with them, name rules (:mod:`kgsvc.gnn.rules`) are learned on the training
+        triples and saved with the model, and the predictor proposes what they reach too.
 
     Returns
     -------
@@ -222,7 +227,9 @@ def train_gnn(
     if threads is not None:
         torch.set_num_threads(threads)
     try:
-        return _train(snapshot, Path(output), config, checkpoint_dir, progress, should_cancel, device, features)
+        return _train(
+            snapshot, Path(output), config, checkpoint_dir, progress, should_cancel, device, features, labels
+        )
     finally:
         torch.set_num_threads(previous_threads)
 
@@ -236,6 +243,7 @@ def _train(
     should_cancel: Callable[[], bool] | None,
     device: str | None,
     features: npt.NDArray[np.floating] | None,
+    labels: Sequence[str] | None,
 ) -> TrainResult:
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     started = time.perf_counter()
@@ -309,7 +317,12 @@ def _train(
     train_seconds = time.perf_counter() - started
     if state["best_state"] is not None:
         model.load_state_dict(state["best_state"])
-    return _finish(model, snapshot, split, config, output, state, edge_index, edge_type, known_all, train_seconds, dev)
+    rules = None
+    if labels is not None:
+        rules = NameRules.learn(snapshot, labels, split.train, ranges.cpu().numpy())
+    return _finish(
+        model, snapshot, split, config, output, state, edge_index, edge_type, known_all, train_seconds, dev, rules
+    )
 
 
 def _messages(
@@ -405,6 +418,7 @@ def _finish(
     known_all: KnownTriples,
     train_seconds: float,
     dev: torch.device,
+    rules: NameRules | None,
 ) -> TrainResult:
     model.eval()
     with torch.no_grad():
@@ -449,6 +463,7 @@ def _finish(
             known_all,
         ),
         "calibration": None if calibration is None else vars(calibration),
+        "name_rules": None if rules is None else int((rules.confidence > 0).sum()),  # rules with confidence > 0
         "train_seconds": train_seconds,
     }
     with artifacts.replace_folder(output) as folder:
@@ -456,6 +471,8 @@ def _finish(
         embeddings = z.float().cpu().numpy()
         np.save(folder / artifacts.NODE_EMBEDDINGS, embeddings, allow_pickle=False)
         artifacts.write_node_vectors(folder, embeddings)
+        if rules is not None:
+            rules.save(folder)
         for name, values in ((artifacts.RELATION_EMBEDDINGS, model.relation), (artifacts.RELATION_PRIORS, model.prior)):
             np.save(folder / name, values.detach().float().cpu().numpy(), allow_pickle=False)
         np.save(folder / artifacts.RELATION_RANGES, model.ranges.cpu().numpy(), allow_pickle=False)

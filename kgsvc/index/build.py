@@ -65,6 +65,7 @@ __all__ = [
     "GNN_FOLDER",
     "embeddings_file",
     "node_label_vectors",
+    "node_labels",
     "MANIFEST",
     "build_index",
     "delete_version_files",
@@ -103,6 +104,22 @@ def node_label_vectors(folder: Path) -> npt.NDArray[np.float32]:
     except (OSError, ValueError) as exc:
         raise IndexError_(f"index version folder {folder} has no node label embeddings: {exc}") from exc
     return np.asarray(vectors[text_ids], dtype=np.float32)
+
+
+def node_labels(folder: Path) -> list[str]:
+    """The label of every node of the version in ``folder`` (snapshot ids): the GNN's name rules read them.
+
+    Raises
+    ------
+    IndexError_
+        When the folder has no label tables (an incomplete or foreign folder).
+    """
+    try:
+        texts = json.loads((folder / "node_texts.json").read_text(encoding="utf-8"))
+        text_ids = np.load(folder / "node_text_ids.npy", allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise IndexError_(f"index version folder {folder} has no node labels: {exc}") from exc
+    return [texts[i] for i in text_ids.tolist()]
 
 
 _LOCKS: dict[str, threading.Lock] = {}
