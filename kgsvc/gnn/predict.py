@@ -36,7 +36,10 @@ from kgsvc.index.exact import exact_search, searched_exactly
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import GNN_NODES, GNN_VECTOR, EdgeVectorIndex
 
-__all__ = ["LinkPredictor", "Prediction"]
+__all__ = ["ROLE_LIFT", "LinkPredictor", "Prediction"]
+
+#: How much more often than nodes at large a role's nodes must anchor a relation (:meth:`LinkPredictor.can_anchor`).
+ROLE_LIFT = 1.5
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,7 @@ class LinkPredictor:
         self.vectors = vectors
         self.rules = rules
         self._unit: npt.NDArray[np.float32] | None = None
+        self._lift: npt.NDArray[np.float32] | None = None  # 2R × 2R, see can_anchor
 
     @classmethod
     def load(cls, folder: Path, snapshot: GraphSnapshot) -> LinkPredictor:
@@ -181,6 +185,23 @@ class LinkPredictor:
         stored: npt.NDArray[np.int64] = np.asarray(self.snapshot.neighbors[start:stop])[mask].astype(np.int64)
         return stored
 
+    def can_anchor(self, node: int, query: int) -> bool:
+        """Whether ``node`` may be the anchor of ``(node, query, ?)`` (query ≥ R: inverse) for the model's proposals:
+        it plays a role ``ρ`` in the training graph (is an answer of some query relation ``ρ``) whose nodes anchor
+        ``query`` at least ``ROLE_LIFT`` times as often as nodes at large do — its own anchor role included. A film
+        that lost its only genre is still a film (films anchor ``has genre`` far above the base rate, even with
+        half the facts missing); a node with no stored edge plays no role, so it gets no model proposal: the
+        relation priors would otherwise give a person an IMDb rating (docs/benchmarks.md, 2026-11-24 night).
+        """
+        if self._lift is None:
+            counts = self.ranges.astype(np.float32)
+            sizes = np.maximum(counts.sum(axis=1), 1.0)
+            share = (counts @ counts.T) / sizes[:, None]  # share of role ρ's nodes that play role σ
+            self._lift = share / (sizes / counts.shape[1])[None, :]
+        inverse = (query + self.snapshot.n_relations) % (2 * self.snapshot.n_relations)
+        played = self.ranges[:, node]
+        return bool(played.any() and self._lift[played, inverse].max() >= ROLE_LIFT)
+
     def _top(self, anchor: int, relation: int, k: int, threshold: float | None, *, tails: bool) -> list[Prediction]:
         self._check("node", np.array([anchor]), self.snapshot.n_nodes)
         self._check("relation", np.array([relation]), self.snapshot.n_relations)
@@ -190,7 +211,10 @@ class LinkPredictor:
         query = relation if tails else relation + self.snapshot.n_relations
         logits = self._logits(anchor, query)
         logits[self._stored(anchor, relation, outgoing=tails)] = -np.inf
-        probabilities = self.calibration.probability(logits - logsumexp(logits))
+        if self.can_anchor(anchor, query):
+            probabilities = self.calibration.probability(logits - logsumexp(logits))
+        else:  # the model's proposals need an anchor of the relation's domain; the rules' carry their own evidence
+            probabilities = np.zeros(logits.shape[0])
         if self.rules is not None:
             for c, p in self.rules.propose(anchor, query).items():
                 if np.isfinite(logits[c]) and p > probabilities[c]:  # in the relation's range, not stored
@@ -201,7 +225,7 @@ class LinkPredictor:
         return [
             Prediction(anchor if tails else int(c), relation, int(c) if tails else anchor, float(s), float(p))
             for c, s, p in zip(top, logits[top], probabilities[top], strict=True)
-            if np.isfinite(s) and p >= threshold
+            if np.isfinite(s) and p >= threshold and p > 0.0
         ]
 
     def top_tails(self, head: int, relation: int, *, k: int = 10, threshold: float | None = None) -> list[Prediction]:

@@ -88,3 +88,21 @@ def test_the_predictor_takes_the_larger_of_model_and_rule_probability() -> None:
     assert best.tail == BOB and best.probability == pytest.approx(2 / 3)  # the rule's
     assert {p.tail for p in rest} == {ANN, DEE} and all(p.probability < 0.1 for p in rest)  # the model's
     assert ANN_TAG not in {p.tail for p in with_rules.top_tails(F1, 1, k=5)}  # a tag is no director
+
+
+def test_model_proposals_need_an_anchor_of_the_relations_domain() -> None:
+    from kgsvc.gnn.calibration import Calibration
+    from kgsvc.gnn.predict import LinkPredictor
+
+    rules, snapshot = _rules()
+    ranges = answer_ranges(__import__("torch").as_tensor(TRIPLES), len(LABELS), 3).numpy()
+    z = np.ones((len(LABELS), 4), dtype=np.float32)
+    w, u = np.ones((6, 4), dtype=np.float32), np.zeros((6, 4), dtype=np.float32)
+    calibration = Calibration(a=1.0, b=0.0, samples=10, positives=1, threshold=0.0)
+    predictor = LinkPredictor(z, w, u, ranges, calibration, snapshot, rules=rules)
+    assert predictor.can_anchor(F4, 1)  # a film: films have directors
+    assert not predictor.can_anchor(ANN, 1)  # a person is no film
+    assert predictor.can_anchor(ANN, 1 + 3)  # … but directs films
+    assert not predictor.can_anchor(ANN_TAG, 1 + 3)  # a tag directs nothing
+    assert predictor.top_tails(ANN, 1, k=3) == []  # no model proposal, no rule fires
+    assert [p.head for p in predictor.top_heads(1, ANN_TAG, k=3)] == [F1]  # only what the rules reach: Ann wrote F1
