@@ -7,8 +7,10 @@ for each query that lost at least one answer — tail queries ``(h, r, ?)`` and 
 is the share of queries whose best non-stored candidate is one of the removed answers, beside a
 relation-popularity baseline (the relation's most frequent kept answer not stored for the query), per relation
 and direction, and for queries whose anchor kept no triple at all. Reported with training time and peak RSS.
-``--features`` gives the model the MiniLM embeddings of the entity names as node inputs; ``--model`` scores a
-folder trained elsewhere on the same split (``kgsvc eval --drop 0.5 --infer`` keeps one) instead of training.
+``--features`` gives the model the MiniLM embeddings of the entity names as node inputs; the entity names also give
+the name rules (:mod:`kgsvc.gnn.rules`; ``--no-rules`` leaves them out); ``--mask-targets`` and
+``--no-node-embeddings`` are the ablations of :class:`kgsvc.gnn.model.GNNConfig`; ``--model`` scores a folder
+trained elsewhere on the same split (``kgsvc eval --drop 0.5 --infer`` keeps one) instead of training.
 
 Usage: ``python bench/gnn.py --epochs 20 --threads 1 [--features | --model FOLDER]``
 """

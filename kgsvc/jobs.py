@@ -90,10 +90,10 @@ def train_gnn(
     ``threads`` the torch CPU threads (see :func:`kgsvc.gnn.train.train_gnn`), ``features`` an index version
     folder whose node label embeddings become the node input features
     (:func:`kgsvc.index.build.node_label_vectors`) and whose node labels give the name rules
-    (:func:`kgsvc.index.build.node_labels`, :mod:`kgsvc.gnn.rules`); ``None``: neither. Progress goes to the job row after
-    every epoch; setting the row's state to ``cancelled`` (before or during the run) stops training before the next
-    epoch (checkpoint kept, so a re-run resumes) and returns ``{"cancelled": True}``. A failure or cancellation
-    leaves ``output`` as it was.
+    (:func:`kgsvc.index.build.node_labels`, :mod:`kgsvc.gnn.rules`); ``None``: neither. Progress goes to the job
+    row after every epoch; setting the row's state to ``cancelled`` (before or during the run) stops training before
+    the next epoch (checkpoint kept, so a re-run resumes) and returns ``{"cancelled": True}``. A failure or
+    cancellation leaves ``output`` as it was.
     """
     from kgsvc.db.models import JobState
     from kgsvc.gnn.model import GNNConfig

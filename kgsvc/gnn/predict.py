@@ -232,7 +232,8 @@ class LinkPredictor:
         """The ≤ ``k`` best tails ``t`` with ``(head, relation, t)`` not stored and probability ≥ ``threshold``
         (default: the calibrated proposal threshold, ``calibration.threshold``).
 
-        Sorted by probability descending, then logit, then node id. O(n · d) time for n nodes (plus the rules' O(degree · namesakes)).
+        Sorted by probability descending, then logit, then node id. O(n · d) time for n nodes, plus the rules'
+        O(degree · namesakes).
 
         Raises
         ------

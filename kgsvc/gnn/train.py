@@ -227,9 +227,7 @@ def train_gnn(
     if threads is not None:
         torch.set_num_threads(threads)
     try:
-        return _train(
-            snapshot, Path(output), config, checkpoint_dir, progress, should_cancel, device, features, labels
-        )
+        return _train(snapshot, Path(output), config, checkpoint_dir, progress, should_cancel, device, features, labels)
     finally:
         torch.set_num_threads(previous_threads)
 

@@ -50,6 +50,8 @@ def test_training_follows_the_index_build(incomplete: kgsvc.KG) -> None:
     metrics = json.loads((model / "metrics.json").read_text())
     assert metrics["calibration"] is not None
     assert metrics["features"] == 384  # the version's label embeddings were the node input
+    assert isinstance(metrics["name_rules"], int)  # name rules learned from the version's node labels
+    assert (model / "name_rules.npy").is_file() and (model / "vectors").is_dir()
     version = incomplete.catalog.current_index_version("movies")
     assert version is not None and version.metrics["gnn"]["held_out"] == metrics["held_out"]
     assert incomplete.submit_train_gnn("movies") is None  # this version is trained already
