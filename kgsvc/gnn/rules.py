@@ -36,21 +36,31 @@ import numpy.typing as npt
 
 from kgsvc.index.snapshot import GraphSnapshot
 
-__all__ = ["NAME_GROUPS", "NAME_RULES", "NameRules", "name_groups"]
+__all__ = ["MAX_GROUP", "NAME_GROUPS", "NAME_RULES", "NameRules", "name_groups"]
 
 NAME_GROUPS = "name_groups.npy"
 NAME_RULES = "name_rules.npy"
+#: Labels shared by more nodes than this are not read as names of one thing (:func:`name_groups`).
+MAX_GROUP = 32
 
 
-def name_groups(labels: Sequence[str]) -> npt.NDArray[np.int64]:
-    """Group id per node: equal ids for labels equal after ``str.casefold`` and trimming. O(n log n).
+def name_groups(labels: Sequence[str], *, max_group: int = MAX_GROUP) -> npt.NDArray[np.int64]:
+    """Group id per node: equal ids for labels equal after ``str.casefold`` and trimming. An empty label, or one
+    shared by more than ``max_group`` nodes (a generic name says nothing, and would multiply the rule instances by
+    the group size squared), leaves its nodes in groups of their own. O(n log n).
 
-    >>> name_groups(["Kismet", "kismet ", "Paprika"]).tolist()
-    [0, 0, 1]
+    >>> name_groups(["Kismet", "kismet ", "Paprika", "", ""]).tolist()
+    [0, 0, 1, 2, 3]
+    >>> name_groups(["x", "X", "x"], max_group=2).tolist()
+    [0, 1, 2]
     """
     folded = np.array([label.strip().casefold() for label in labels], dtype=object)
-    _, groups = np.unique(folded, return_inverse=True)
-    return groups.astype(np.int64).reshape(-1)
+    _, groups, counts = np.unique(folded, return_inverse=True, return_counts=True)
+    groups = groups.astype(np.int64).reshape(-1)
+    alone = (folded == "") | (counts[groups] > max_group)
+    groups[alone] = groups.max(initial=-1) + 1 + np.arange(int(alone.sum()))
+    _, dense = np.unique(groups, return_inverse=True)  # ids 0 .. groups - 1
+    return dense.astype(np.int64).reshape(-1)
 
 
 class NameRules:
