@@ -6,8 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
+from kgsvc.gnn.calibration import Calibration
 from kgsvc.gnn.model import answer_ranges
+from kgsvc.gnn.predict import LinkPredictor
 from kgsvc.gnn.rules import NameRules, name_groups
 from kgsvc.index.snapshot import GraphSnapshot
 
@@ -29,7 +32,7 @@ TRIPLES = np.array(
 def _rules(min_support: int = 1) -> tuple[NameRules, GraphSnapshot]:
     h, r, t = TRIPLES.T
     snapshot = GraphSnapshot.from_triples(h, r, t, n_nodes=len(LABELS), n_relations=3)
-    ranges = answer_ranges(__import__("torch").as_tensor(TRIPLES), len(LABELS), 3).numpy()
+    ranges = answer_ranges(torch.as_tensor(TRIPLES), len(LABELS), 3).numpy()
     return NameRules.learn(snapshot, LABELS, TRIPLES, ranges, min_support=min_support), snapshot
 
 
@@ -71,11 +74,8 @@ def test_saved_rules_load_for_the_same_snapshot(tmp_path: Path) -> None:
 
 
 def test_the_predictor_takes_the_larger_of_model_and_rule_probability() -> None:
-    from kgsvc.gnn.calibration import Calibration
-    from kgsvc.gnn.predict import LinkPredictor
-
     rules, snapshot = _rules()
-    ranges = answer_ranges(__import__("torch").as_tensor(TRIPLES), len(LABELS), 3).numpy()
+    ranges = answer_ranges(torch.as_tensor(TRIPLES), len(LABELS), 3).numpy()
     d = 4
     z = np.zeros((len(LABELS), d), dtype=np.float32)  # every logit 0: the model cannot tell candidates apart
     w, u = np.ones((6, d), dtype=np.float32), np.zeros((6, d), dtype=np.float32)
@@ -91,11 +91,8 @@ def test_the_predictor_takes_the_larger_of_model_and_rule_probability() -> None:
 
 
 def test_model_proposals_need_an_anchor_of_the_relations_domain() -> None:
-    from kgsvc.gnn.calibration import Calibration
-    from kgsvc.gnn.predict import LinkPredictor
-
     rules, snapshot = _rules()
-    ranges = answer_ranges(__import__("torch").as_tensor(TRIPLES), len(LABELS), 3).numpy()
+    ranges = answer_ranges(torch.as_tensor(TRIPLES), len(LABELS), 3).numpy()
     z = np.ones((len(LABELS), 4), dtype=np.float32)
     w, u = np.ones((6, 4), dtype=np.float32), np.zeros((6, 4), dtype=np.float32)
     calibration = Calibration(a=1.0, b=0.0, samples=10, positives=1, threshold=0.0)
