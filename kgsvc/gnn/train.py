@@ -286,14 +286,9 @@ def _train(
         for start in range(0, queries.shape[0], config.batch_size):
             optimizer.zero_grad()
             picked = order[start : start + config.batch_size]
-            edges, types = (
-                _messages(edge_index, edge_type, picked, train.shape[0])
-                if config.mask_targets
-                else (
-                    edge_index,
-                    edge_type,
-                )
-            )
+            edges, types = edge_index, edge_type
+            if config.mask_targets:
+                edges, types = _messages(edge_index, edge_type, picked, train.shape[0])
             losses.append(_step(model, edges, types, queries[picked], candidates, position, config))
             optimizer.step()
         valid_mrr = None
