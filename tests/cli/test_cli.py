@@ -61,3 +61,22 @@ def test_errors_have_clear_messages_and_exit_codes(tmp_path: Path) -> None:
     assert syntax.returncode == 1 and "error" in syntax.stderr
     usage = run("sparql", "x", "SELECT 1", "--format", "yaml", data_dir=data)
     assert usage.returncode == 2
+
+
+def test_similar_lists_the_nearest_entities_by_gnn_embedding(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    gnn = {"dim": 16, "epochs": 4, "batch_size": 512, "valid_fraction": 0.1, "test_fraction": 0.1}
+    settings = kgsvc.Settings(data_dir=data, auto_index=True, gnn_train=True, gnn_options=gnn)
+    with kgsvc.KG.open(settings=settings) as kg:
+        kg.load(kgsvc.sample_path(), dataset="movies")
+        kg.wait(600)  # the index build, then the GNN training
+        expected = kg.similar("https://kgsvc.local/sample/film_Paprika", dataset="movies", k=3)
+    result = run(
+        "similar", "https://kgsvc.local/sample/film_Paprika", "-D", "movies", "-k", "3", "--json", data_dir=data
+    )
+    assert result.returncode == 0, result.stderr
+    assert [row["term"]["value"] for row in json.loads(result.stdout)] == [n.term.value for n in expected]
+    table = run("similar", "https://kgsvc.local/sample/film_Paprika", "-D", "movies", "-k", "2", data_dir=data)
+    assert table.returncode == 0 and expected[0].label in table.stdout
+    missing = run("similar", "https://kgsvc.local/sample/film_Nope", "-D", "movies", data_dir=data)
+    assert missing.returncode == 1 and "is not a node of dataset 'movies'" in missing.stderr
