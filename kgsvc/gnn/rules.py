@@ -11,7 +11,8 @@ holds in the training graph, where ``x ≈ y`` means that the nodes' labels are 
 its own namesake). The rule's **confidence** is its standard confidence in the sense of rule miners (AMIE, Galárraga
 et al. 2013, §4.1): among the body's instances ``(a, c)`` with ``c`` a known answer type of ``r`` (the type
 constraint of :func:`kgsvc.gnn.model.answer_ranges`), the share where ``r(a, c)`` is stored. The instance that is
-the fact itself (``a = a′``, ``c = j``, ``r = b``) is not counted. Rules with fewer than ``min_support`` body
+the fact itself (``a = a′``, ``c = j``, ``r = b``) is not counted, nor ``c = a`` (a node is never proposed as its
+own neighbour). Rules with fewer than ``min_support`` body
 instances get confidence 0.
 
 A query ``(a, r, ?)`` then proposes every candidate ``c`` some rule reaches, with probability the noisy-or of the
@@ -115,7 +116,7 @@ class NameRules:
         )
         confidence = np.zeros((2 * r, 2 * r))
         for query in range(2 * r):
-            typed = ranges[query, answers] & ~((bodies == query) & origin)
+            typed = ranges[query, answers] & ~((bodies == query) & origin) & (anchors != answers)
             keys = (anchors[typed] * (2 * r) + query) * n + answers[typed]
             hit = np.isin(keys, stored, assume_unique=False)
             total = np.bincount(bodies[typed], minlength=2 * r)
