@@ -72,6 +72,25 @@ def ask_batch(
     return answers
 
 
+#: Share of a new version's nodes that must be in the previous version for its GNN to start from the old model.
+WARM_MIN_SHARE = 0.9
+
+
+def _warm_start(previous: Path, current: Path) -> Any:
+    """The warm start from the index version folder ``previous`` to ``current``, or ``None`` (module docs)."""
+    from kgsvc.gnn.warm import WarmStart
+    from kgsvc.index.build import GNN_FOLDER, version_terms
+
+    if not (previous / GNN_FOLDER / "metrics.json").is_file():
+        return None
+    try:
+        (old_nodes, old_relations), (new_nodes, new_relations) = version_terms(previous), version_terms(current)
+    except IndexError_:
+        return None  # the previous version was removed meanwhile
+    warm = WarmStart.from_terms(previous / GNN_FOLDER, old_nodes, new_nodes, old_relations, new_relations)
+    return warm if warm.kept_share >= WARM_MIN_SHARE else None
+
+
 def train_gnn(
     kg: KG,
     *,
@@ -82,6 +101,7 @@ def train_gnn(
     options: dict[str, Any] | None = None,
     threads: int | None = None,
     features: str | None = None,
+    warm_from: str | None = None,
 ) -> dict[str, Any]:
     """Train the GNN link predictor (:func:`kgsvc.gnn.train.train_gnn`) as job ``job_id``; returns its metrics.
 
@@ -93,7 +113,9 @@ def train_gnn(
     (:func:`kgsvc.index.build.node_labels`, :mod:`kgsvc.gnn.rules`); ``None``: neither. Progress goes to the job
     row after every epoch; setting the row's state to ``cancelled`` (before or during the run) stops training before
     the next epoch (checkpoint kept, so a re-run resumes) and returns ``{"cancelled": True}``. A failure or
-    cancellation leaves ``output`` as it was.
+    cancellation leaves ``output`` as it was. ``warm_from`` is the previous index version folder: when its GNN is
+    trained and at least :data:`WARM_MIN_SHARE` of this version's nodes were in it, training starts from that model
+    and runs at most ``finetune_epochs`` epochs (:mod:`kgsvc.gnn.warm`); otherwise from scratch.
     """
     from kgsvc.db.models import JobState
     from kgsvc.gnn.model import GNNConfig
@@ -103,6 +125,7 @@ def train_gnn(
     from kgsvc.index.snapshot import GraphSnapshot
 
     config = GNNConfig.from_dict(options or {})
+    warm = None if warm_from is None or features is None else _warm_start(Path(warm_from), Path(features))
     if kg.catalog.job(job_id).state == JobState.CANCELLED:
         return {"cancelled": True}
     kg.catalog.update_job(job_id, state=JobState.RUNNING)
@@ -124,6 +147,7 @@ def train_gnn(
             threads=threads,
             features=None if features is None else node_label_vectors(Path(features)),
             labels=None if features is None else node_labels(Path(features)),
+            warm=warm,
         )
     except TrainingCancelled:
         log.info("GNN training job %s cancelled", job_id)

@@ -115,6 +115,7 @@ def train_gnn(
     options: dict[str, Any] | None = None,
     threads: int | None = None,
     features: str | None = None,
+    warm_from: str | None = None,
 ) -> dict[str, Any]:
     # No dataset lock: training reads an immutable snapshot and never blocks updates or queries; a retry resumes
     # from the checkpoint.
@@ -127,4 +128,5 @@ def train_gnn(
         options=options,
         threads=threads,
         features=features,
+        warm_from=warm_from,
     )

@@ -77,6 +77,7 @@ class GNNConfig:
     ``node_embeddings`` (the learned per-node vectors ``e_i``; off, a model with features sees only the features,
     which makes the encoder inductive; ignored without features). Both are ablations, measured on MetaQA-half in
     docs/benchmarks.md ("2026-11-24 (night)"): neither helps there, so the defaults keep the measured model.
+    ``finetune_epochs`` caps training when it starts from the previous version's model (:mod:`kgsvc.gnn.warm`).
     """
 
     dim: int = 64
@@ -96,9 +97,20 @@ class GNNConfig:
     seed: int = 0
     mask_targets: bool = False
     node_embeddings: bool = True
+    finetune_epochs: int = 4
 
     def __post_init__(self) -> None:
-        positive = ("dim", "layers", "bases", "epochs", "batch_size", "eval_every", "patience", "max_eval")
+        positive = (
+            "dim",
+            "layers",
+            "bases",
+            "epochs",
+            "batch_size",
+            "eval_every",
+            "patience",
+            "max_eval",
+            "finetune_epochs",
+        )
         for name in positive:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:

@@ -38,6 +38,7 @@ call with the same folder, snapshot and config resumes from the last finished ep
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import logging
@@ -58,6 +59,7 @@ from kgsvc.gnn.metrics import KnownTriples, ranking_metrics
 from kgsvc.gnn.model import GNNConfig, RGCNDistMult, answer_ranges, message_graph
 from kgsvc.gnn.rules import NameRules
 from kgsvc.gnn.split import EdgeSplit, split_edges
+from kgsvc.gnn.warm import WarmStart, warm_start
 from kgsvc.index.snapshot import GraphSnapshot
 
 __all__ = ["TrainProgress", "TrainResult", "TrainingCancelled", "train_gnn"]
@@ -96,8 +98,12 @@ class TrainResult:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def _fingerprint(snapshot: GraphSnapshot, config: GNNConfig, features: npt.NDArray[np.floating] | None) -> str:
+def _fingerprint(
+    snapshot: GraphSnapshot, config: GNNConfig, features: npt.NDArray[np.floating] | None, warm: WarmStart | None
+) -> str:
     digest = hashlib.blake2b(digest_size=16)
+    if warm is not None:
+        digest.update(f"warm:{warm.model}".encode())
     arrays = [snapshot.triple_heads, snapshot.triple_relations, snapshot.triple_tails]
     for array in arrays if features is None else [*arrays, features]:
         digest.update(np.ascontiguousarray(array).tobytes())
@@ -174,6 +180,7 @@ def train_gnn(
     threads: int | None = None,
     features: npt.NDArray[np.floating] | None = None,
     labels: Sequence[str] | None = None,
+    warm: WarmStart | None = None,
 ) -> TrainResult:
     """Train on ``snapshot`` and write the model folder ``output`` (replaced atomically); see the module docstring.
 
@@ -205,6 +212,9 @@ def train_gnn(
     labels : sequence of str, optional
         Node labels (snapshot ids): with them, name rules (:mod:`kgsvc.gnn.rules`) are learned on the training
         triples and saved with the model, and the predictor proposes what they reach too.
+    warm : WarmStart, optional
+        Start from the previous index version's model (:mod:`kgsvc.gnn.warm`) and train at most
+        ``config.finetune_epochs`` epochs; ``metrics["warm_start"]`` records it.
 
     Returns
     -------
@@ -222,12 +232,16 @@ def train_gnn(
     Per epoch O(⌈m / batch_size⌉ · L · (|E|·d + n·d²)) time; each evaluation O(max_eval · n · d).
     """
     config = config or GNNConfig()
+    if warm is not None:
+        config = dataclasses.replace(config, epochs=min(config.epochs, config.finetune_epochs))
     _check_memory(snapshot, config, max_memory_bytes)
     previous_threads = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)
     try:
-        return _train(snapshot, Path(output), config, checkpoint_dir, progress, should_cancel, device, features, labels)
+        return _train(
+            snapshot, Path(output), config, checkpoint_dir, progress, should_cancel, device, features, labels, warm
+        )
     finally:
         torch.set_num_threads(previous_threads)
 
@@ -242,13 +256,14 @@ def _train(
     device: str | None,
     features: npt.NDArray[np.floating] | None,
     labels: Sequence[str] | None,
+    warm: WarmStart | None,
 ) -> TrainResult:
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     started = time.perf_counter()
     split = split_edges(
         snapshot, valid_fraction=config.valid_fraction, test_fraction=config.test_fraction, seed=config.seed
     )
-    fingerprint = _fingerprint(snapshot, config, features)
+    fingerprint = _fingerprint(snapshot, config, features, warm)
     torch.manual_seed(config.seed)
     x = None if features is None else torch.as_tensor(np.asarray(features, dtype=np.float32))
     train = torch.as_tensor(split.train, device=dev)
@@ -265,6 +280,9 @@ def _train(
     generator = torch.Generator().manual_seed(config.seed)
 
     state: dict[str, Any] = {"epoch": 0, "best_mrr": -1.0, "best_state": None, "bad": 0, "done": False, "history": []}
+    if warm is not None:
+        copied = warm_start(model, warm, config)
+        state["warm_start"] = {"from": str(warm.model), "nodes_copied": copied, "nodes": snapshot.n_nodes}
     path = Path(checkpoint_dir) / CHECKPOINT if checkpoint_dir is not None else None
     if path is not None and path.exists():
         saved = torch.load(path, map_location=dev, weights_only=True)
@@ -457,6 +475,7 @@ def _finish(
         ),
         "calibration": None if calibration is None else vars(calibration),
         "name_rules": None if rules is None else int((rules.confidence > 0).sum()),  # rules with confidence > 0
+        "warm_start": state.get("warm_start"),
         "train_seconds": train_seconds,
     }
     with artifacts.replace_folder(output) as folder:

@@ -66,6 +66,7 @@ __all__ = [
     "embeddings_file",
     "node_label_vectors",
     "node_labels",
+    "version_terms",
     "MANIFEST",
     "build_index",
     "delete_version_files",
@@ -120,6 +121,24 @@ def node_labels(folder: Path) -> list[str]:
     except (OSError, ValueError) as exc:
         raise IndexError_(f"index version folder {folder} has no node labels: {exc}") from exc
     return [texts[i] for i in text_ids.tolist()]
+
+
+def version_terms(folder: Path) -> tuple[list[str], list[str]]:
+    """The node and relation terms (N-Triples text, by snapshot id) of the index version in ``folder``.
+
+    Raises
+    ------
+    IndexError_
+        When the folder has no term tables.
+    """
+    try:
+        tables = [
+            json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+            for name in ("node_terms", "relation_terms")
+        ]
+    except (OSError, ValueError) as exc:
+        raise IndexError_(f"index version folder {folder} has no term tables: {exc}") from exc
+    return tables[0], tables[1]
 
 
 _LOCKS: dict[str, threading.Lock] = {}

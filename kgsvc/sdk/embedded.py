@@ -205,7 +205,8 @@ class KG:
         when that version already has a trained model.
 
         The model is written to the version's ``gnn/`` folder (:mod:`kgsvc.index.build`) with
-        ``Settings.gnn_options`` and the version's node label embeddings as node input features;
+        ``Settings.gnn_options`` and the version's node label embeddings as node input features, starting from the
+        newest earlier version's model when the graph changed little (:func:`kgsvc.jobs.train_gnn`);
         ``ask(..., infer=True)`` uses it once the job has succeeded. Raises
         ``DatasetError`` if the dataset is unknown, ``IndexError_`` if it has no complete index version.
         """
@@ -214,6 +215,12 @@ class KG:
         folder = self.catalog.index_path(dataset, version)
         if (folder / GNN_FOLDER / artifacts.METRICS).exists():
             return None
+        trained = [
+            v.version
+            for v in self.catalog.index_versions(dataset)
+            if v.version < version
+            and (self.catalog.index_path(dataset, v.version) / GNN_FOLDER / artifacts.METRICS).exists()
+        ]
         job_id = self.catalog.create_job("train_gnn", dataset=dataset, params={"index_version": version})
         self.dispatcher.submit(
             "kgsvc.train_gnn",
@@ -222,6 +229,7 @@ class KG:
             output=str(folder / GNN_FOLDER),
             options=dict(self.settings.gnn_options) or None,
             features=str(folder),
+            warm_from=str(self.catalog.index_path(dataset, trained[-1])) if trained else None,
         )
         return self.catalog.job(job_id)
 

@@ -132,3 +132,21 @@ def test_no_model_means_no_inferred_edges(tmp_path: Path) -> None:
         assert answer.answers[0].label == "Satoshi Kon" and not answer.answers[0].inferred
         with pytest.raises(kgsvc.IndexError_, match="has no trained GNN"):
             kg.similar("https://kgsvc.local/sample/film_Paprika", dataset="movies")
+
+
+def test_a_small_change_fine_tunes_from_the_previous_model(incomplete: kgsvc.KG) -> None:
+    """Runs last in this module: it changes the shared KG (a new index version and its GNN)."""
+    before = incomplete.index("movies")
+    incomplete.update(
+        "INSERT DATA { GRAPH <urn:kgsvc:dataset:movies> { <https://kgsvc.local/sample/film_Paprika> "
+        '<http://www.w3.org/2000/01/rdf-schema#comment> "a film about dreams" } }'
+    )
+    incomplete.wait(600)  # the new index version, then its GNN
+    after = incomplete.index("movies")
+    assert after.version > before.version
+    metrics = json.loads((after.path / GNN_FOLDER / "metrics.json").read_text())
+    warm = metrics["warm_start"]
+    assert warm is not None and warm["from"] == str(before.path / GNN_FOLDER)
+    assert warm["nodes_copied"] == after.snapshot.n_nodes - 1  # all but the new comment literal
+    assert metrics["epochs"] <= metrics["config"]["finetune_epochs"] == 4
+    assert metrics["calibration"] is not None
