@@ -11,6 +11,8 @@ and direction, and for queries whose anchor kept no triple at all. Reported with
 the name rules (:mod:`kgsvc.gnn.rules`; ``--no-rules`` leaves them out); ``--mask-targets`` and
 ``--no-node-embeddings`` are the ablations of :class:`kgsvc.gnn.model.GNNConfig`; ``--model`` scores a folder
 trained elsewhere on the same split (``kgsvc eval --drop 0.5 --infer`` keeps one) instead of training.
+Fine-tuning (:mod:`kgsvc.gnn.warm`): ``--save A`` keeps a model; ``--add-back 0.01 --warm A`` then puts 1 % of the KB
+back (a small change) and trains from A for at most ``finetune_epochs``.
 
 Usage: ``python bench/gnn.py --epochs 20 --threads 1 [--features | --model FOLDER]``
 """
@@ -49,6 +51,9 @@ def main() -> None:
     parser.add_argument("--mask-targets", action="store_true", help="ablation: queries do not see their own edge")
     parser.add_argument("--no-rules", action="store_true", help="ablation: no name rules (labels not given)")
     parser.add_argument("--no-node-embeddings", action="store_true", help="features only (inductive encoder)")
+    parser.add_argument("--save", type=Path, help="keep the trained model folder here")
+    parser.add_argument("--add-back", type=float, default=0.0, help="share of the KB's removed triples put back")
+    parser.add_argument("--warm", type=Path, help="fine-tune from this model folder (same node and relation ids)")
     parser.add_argument("--model", type=Path, help="score an already trained model folder (for this split) instead")
     args = parser.parse_args()
 
@@ -63,7 +68,9 @@ def main() -> None:
         dtype=np.int64,
     )
     keep = np.zeros(len(ids), dtype=bool)
-    keep[np.random.default_rng(args.seed).permutation(len(ids))[: len(ids) // 2]] = True
+    order = np.random.default_rng(args.seed).permutation(len(ids))
+    keep[order[: len(ids) // 2]] = True
+    keep[order[len(ids) // 2 : len(ids) // 2 + round(args.add_back * len(ids))]] = True  # a small change
     kept, removed = ids[keep], ids[~keep]
     snapshot = GraphSnapshot.from_triples(
         kept[:, 0], kept[:, 1], kept[:, 2], n_nodes=len(nodes), n_relations=len(relations)
@@ -88,7 +95,12 @@ def main() -> None:
 
         features = load_embedder()(list(nodes))
     with tempfile.TemporaryDirectory() as tmp:
-        folder = args.model or Path(tmp) / "model"
+        folder = args.model or args.save or Path(tmp) / "model"
+        warm = None
+        if args.warm is not None:
+            from kgsvc.gnn.warm import WarmStart
+
+            warm = WarmStart.from_maps(args.warm, np.arange(len(nodes)), np.arange(len(relations)))
         started = time.perf_counter()
         if args.model is None:
             train_gnn(
@@ -98,6 +110,7 @@ def main() -> None:
                 threads=args.threads,
                 features=features,
                 labels=None if args.no_rules else list(nodes),
+                warm=warm,
                 progress=lambda p: print(
                     f"epoch {p.epoch}/{p.epochs} loss {p.loss:.4f} valid MRR {p.valid_mrr}", file=sys.stderr, flush=True
                 ),
@@ -119,6 +132,7 @@ def main() -> None:
         "held_out": metrics["held_out"],
         "random_baseline": metrics["random_baseline"],
         "calibration": metrics["calibration"],
+        "warm_start": metrics.get("warm_start"),
         **removed_queries,
     }
     print(json.dumps(row, indent=2))

@@ -8,6 +8,8 @@ Layout of an output folder::
     relation_priors.npy       float32 (2·n_relations × dim): relation priors u_r (kgsvc.gnn.model)
     relation_ranges.npy       bool (2·n_relations × n_nodes): candidate answers per relation (type constraint)
     metrics.json              config, split sizes, held-out metrics, random baseline, calibration, timings
+    held_out.npy              int64 (k × 4): the held-out triples (head, relation, tail, 0 = valid / 1 = test), so
+                              that a model fine-tuned from this one is validated on edges neither has trained on
     vectors/gnn_nodes/        Qdrant Edge shard: collection GNN_NODES, one point per node (id = node id), named
                               vector GNN_VECTOR = the unit-normalised row of z (kgsvc.index.vectors)
 
@@ -38,6 +40,7 @@ from kgsvc.index.exact import searched_exactly
 from kgsvc.index.vectors import GNN_NODES, GNN_VECTOR, EdgeVectorIndex
 
 __all__ = [
+    "HELD_OUT",
     "METRICS",
     "MODEL",
     "NODE_EMBEDDINGS",
@@ -58,6 +61,7 @@ RELATION_EMBEDDINGS = "relation_embeddings.npy"
 RELATION_PRIORS = "relation_priors.npy"
 RELATION_RANGES = "relation_ranges.npy"
 METRICS = "metrics.json"
+HELD_OUT = "held_out.npy"
 NODE_VECTORS = "vectors"
 
 

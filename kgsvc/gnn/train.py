@@ -58,7 +58,7 @@ from kgsvc.gnn.calibration import Calibration, choose_threshold, fit_platt, logs
 from kgsvc.gnn.metrics import KnownTriples, ranking_metrics
 from kgsvc.gnn.model import GNNConfig, RGCNDistMult, answer_ranges, message_graph
 from kgsvc.gnn.rules import NameRules
-from kgsvc.gnn.split import EdgeSplit, split_edges
+from kgsvc.gnn.split import EdgeSplit, split_edges, split_held_out
 from kgsvc.gnn.warm import WarmStart, warm_start
 from kgsvc.index.snapshot import GraphSnapshot
 
@@ -260,9 +260,12 @@ def _train(
 ) -> TrainResult:
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     started = time.perf_counter()
-    split = split_edges(
-        snapshot, valid_fraction=config.valid_fraction, test_fraction=config.test_fraction, seed=config.seed
-    )
+    if warm is not None and warm.held_out is not None:
+        split = split_held_out(snapshot, warm.held_out)
+    else:
+        split = split_edges(
+            snapshot, valid_fraction=config.valid_fraction, test_fraction=config.test_fraction, seed=config.seed
+        )
     fingerprint = _fingerprint(snapshot, config, features, warm)
     torch.manual_seed(config.seed)
     x = None if features is None else torch.as_tensor(np.asarray(features, dtype=np.float32))
@@ -488,5 +491,8 @@ def _finish(
         for name, values in ((artifacts.RELATION_EMBEDDINGS, model.relation), (artifacts.RELATION_PRIORS, model.prior)):
             np.save(folder / name, values.detach().float().cpu().numpy(), allow_pickle=False)
         np.save(folder / artifacts.RELATION_RANGES, model.ranges.cpu().numpy(), allow_pickle=False)
+        flags = np.concatenate([np.zeros(len(split.valid), np.int64), np.ones(len(split.test), np.int64)])
+        held_out = np.concatenate([np.concatenate([split.valid, split.test]), flags[:, None]], axis=1)
+        np.save(folder / artifacts.HELD_OUT, held_out, allow_pickle=False)
         (folder / artifacts.METRICS).write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
     return TrainResult(output=Path(output), metrics=metrics)

@@ -6,7 +6,10 @@ Node and relation ids are dense per index version, so the previous model's rows 
 vectors of kept nodes, the old decoder rows (``w_r``, ``u_r``, both directions) and basis coefficients of kept
 relations, and the shared weights (bases, root, feature projection). New nodes and relations keep their random
 initialisation; the type constraint (``ranges``) is always the new graph's. Training then runs at most
-``GNNConfig.finetune_epochs`` epochs, with the usual early stopping.
+``GNNConfig.finetune_epochs`` epochs, with the usual early stopping. The previous model's held-out triples stay
+held out (:func:`kgsvc.gnn.split.split_held_out`): a random split of the new graph would validate — and calibrate —
+the fine-tuned model on edges its starting point was trained on (measured: validation MRR 0.39 instead of ~0.09 on
+MetaQA-half after two epochs).
 """
 
 from __future__ import annotations
@@ -29,11 +32,26 @@ _SHAPE_KEYS = ("dim", "layers", "bases")
 
 @dataclass(frozen=True)
 class WarmStart:
-    """The previous model folder and the id maps new → old (``-1``: not in the previous graph)."""
+    """The previous model folder, the id maps new → old (``-1``: not in the previous graph), and the previous
+    model's held-out triples in new ids (``None`` when its folder has none), which stay held out."""
 
     model: Path
     nodes: npt.NDArray[np.int64]
     relations: npt.NDArray[np.int64]
+    held_out: npt.NDArray[np.int64] | None = None
+
+    @classmethod
+    def from_maps(cls, model: Path, nodes: npt.NDArray[np.int64], relations: npt.NDArray[np.int64]) -> WarmStart:
+        """With the previous model's held-out triples (``held_out.npy``) carried over to new ids; O(n + k)."""
+        model = artifacts.resolve_output(Path(model))
+        path = model / artifacts.HELD_OUT
+        if not path.is_file():
+            return cls(model, nodes, relations)
+        held = np.load(path, allow_pickle=False)
+        node_map = _inverse(nodes, int(held[:, [0, 2]].max(initial=-1)) + 1)
+        relation_map = _inverse(relations, int(held[:, 1].max(initial=-1)) + 1)
+        mapped = np.stack([node_map[held[:, 0]], relation_map[held[:, 1]], node_map[held[:, 2]], held[:, 3]], axis=1)
+        return cls(model, nodes, relations, mapped[(mapped[:, :3] >= 0).all(axis=1)])
 
     @classmethod
     def from_terms(
@@ -44,18 +62,26 @@ class WarmStart:
         old_relations: Sequence[str],
         new_relations: Sequence[str],
     ) -> WarmStart:
-        """Maps by term text (N-Triples). O(n + m)."""
+        """Maps by term text (N-Triples), then :meth:`from_maps`. O(n + m + k)."""
 
         def index(old: Sequence[str], new: Sequence[str]) -> npt.NDArray[np.int64]:
             ids = {term: i for i, term in enumerate(old)}
             return np.array([ids.get(term, -1) for term in new], dtype=np.int64)
 
-        return cls(Path(model), index(old_nodes, new_nodes), index(old_relations, new_relations))
+        return cls.from_maps(Path(model), index(old_nodes, new_nodes), index(old_relations, new_relations))
 
     @property
     def kept_share(self) -> float:
         """Share of the new nodes that the previous graph had."""
         return float((self.nodes >= 0).mean()) if self.nodes.size else 0.0
+
+
+def _inverse(mapping: npt.NDArray[np.int64], size: int) -> npt.NDArray[np.int64]:
+    """The old → new map of the new → old ``mapping``, over at least ``size`` old ids (``-1``: gone)."""
+    inverse = np.full(max(size, int(mapping.max(initial=-1)) + 1), -1, dtype=np.int64)
+    kept = mapping >= 0
+    inverse[mapping[kept]] = np.flatnonzero(kept)
+    return inverse
 
 
 def warm_start(model: RGCNDistMult, warm: WarmStart, config: GNNConfig) -> int:

@@ -38,6 +38,7 @@ def test_held_out_link_prediction_beats_random_ranking(wc_snapshot: GraphSnapsho
             artifacts.RELATION_RANGES,
             artifacts.METRICS,
             artifacts.NODE_VECTORS,
+            artifacts.HELD_OUT,
         ]
     )
     assert np.load(trained.output / artifacts.NODE_EMBEDDINGS).shape == (wc_snapshot.n_nodes, CONFIG.dim)
