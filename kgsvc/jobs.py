@@ -81,13 +81,11 @@ def _warm_start(previous: Path, current: Path) -> Any:
     from kgsvc.gnn.warm import WarmStart
     from kgsvc.index.build import GNN_FOLDER, version_terms
 
-    if not (previous / GNN_FOLDER / "metrics.json").is_file():
-        return None
     try:
         (old_nodes, old_relations), (new_nodes, new_relations) = version_terms(previous), version_terms(current)
-    except IndexError_:
-        return None  # the previous version was removed meanwhile
-    warm = WarmStart.from_terms(previous / GNN_FOLDER, old_nodes, new_nodes, old_relations, new_relations)
+        warm = WarmStart.from_terms(previous / GNN_FOLDER, old_nodes, new_nodes, old_relations, new_relations)
+    except (IndexError_, FileNotFoundError):
+        return None  # no trained model there, or the previous version was removed meanwhile
     return warm if warm.kept_share >= WARM_MIN_SHARE else None
 
 

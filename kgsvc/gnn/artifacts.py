@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kgsvc.index.exact import searched_exactly
+from kgsvc.index.exact import searched_exactly, unit_rows
 from kgsvc.index.vectors import GNN_NODES, GNN_VECTOR, EdgeVectorIndex
 
 __all__ = [
@@ -51,7 +51,6 @@ __all__ = [
     "read_metrics",
     "replace_folder",
     "resolve_output",
-    "unit_rows",
     "write_node_vectors",
 ]
 
@@ -106,14 +105,6 @@ def read_metrics(folder: Path) -> dict[str, Any]:
     """The ``metrics.json`` of an output folder."""
     result: dict[str, Any] = json.loads((Path(folder) / METRICS).read_text(encoding="utf-8"))
     return result
-
-
-def unit_rows(z: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
-    """The rows of ``z`` scaled to length 1 (a zero row stays zero), as float32."""
-    z = np.asarray(z, dtype=np.float32)
-    norms = np.linalg.norm(z, axis=1, keepdims=True)
-    unit: npt.NDArray[np.float32] = z / np.maximum(norms, np.float32(1e-12))
-    return unit
 
 
 def write_node_vectors(folder: Path, z: npt.NDArray[np.floating]) -> None:

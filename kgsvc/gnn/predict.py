@@ -32,7 +32,7 @@ from kgsvc.errors import IndexError_
 from kgsvc.gnn import artifacts
 from kgsvc.gnn.calibration import Calibration, logsumexp
 from kgsvc.gnn.rules import NameRules
-from kgsvc.index.exact import exact_search, searched_exactly
+from kgsvc.index.exact import exact_search, searched_exactly, unit_rows
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import GNN_NODES, GNN_VECTOR, EdgeVectorIndex
 
@@ -193,11 +193,11 @@ class LinkPredictor:
         half the facts missing); a node with no stored edge plays no role, so it gets no model proposal: the
         relation priors would otherwise give a person an IMDb rating (docs/benchmarks.md, 2026-11-24 night).
         """
-        if self._lift is None:
-            counts = self.ranges.astype(np.float32)
-            sizes = np.maximum(counts.sum(axis=1), 1.0)
-            share = (counts @ counts.T) / sizes[:, None]  # share of role ρ's nodes that play role σ
-            self._lift = share / (sizes / counts.shape[1])[None, :]
+        if self._lift is None:  # per role ρ, over its nodes only: no float copy of the (2R × n) ranges
+            sizes = np.maximum(self.ranges.sum(axis=1), 1).astype(np.float32)
+            both = np.stack([self.ranges[:, row].sum(axis=1) for row in self.ranges]).astype(np.float32)
+            share = both / sizes[:, None]  # share of role ρ's nodes that play role σ
+            self._lift = share / (sizes / self.ranges.shape[1])[None, :]
         inverse = (query + self.snapshot.n_relations) % (2 * self.snapshot.n_relations)
         played = self.ranges[:, node]
         return bool(played.any() and self._lift[played, inverse].max() >= ROLE_LIFT)
@@ -269,7 +269,7 @@ class LinkPredictor:
         if k < 1:
             raise ValueError(f"need k >= 1, got {k}")
         if self._unit is None:
-            self._unit = artifacts.unit_rows(self.z)
+            self._unit = unit_rows(self.z)
         query, wanted = self._unit[node : node + 1], min(k + 1, self.z.shape[0])
         if searched_exactly(self.z.shape[0], self.z.shape[1], wanted):
             hits = exact_search(self._unit, query, wanted)[0]

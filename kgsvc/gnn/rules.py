@@ -111,9 +111,7 @@ class NameRules:
         h, rel, t = (np.asarray(triples[:, i], dtype=np.int64) for i in range(3))
         src, body, dst = np.concatenate([h, t]), np.concatenate([rel, rel + r]), np.concatenate([t, h])
         anchors, bodies, answers, origin = rules._expand(src, body, dst)
-        stored = np.unique(
-            (np.concatenate([h, t]) * (2 * r) + np.concatenate([rel, rel + r])) * n + np.concatenate([t, h])
-        )
+        stored = np.unique((src * (2 * r) + body) * n + dst)  # every stored fact, both directions
         confidence = np.zeros((2 * r, 2 * r))
         for query in range(2 * r):
             typed = ranges[query, answers] & ~((bodies == query) & origin) & (anchors != answers)

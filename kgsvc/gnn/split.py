@@ -34,6 +34,26 @@ class EdgeSplit:
         return np.concatenate([self.train, self.valid, self.test])
 
 
+def _triples(snapshot: GraphSnapshot) -> Triples:
+    """The snapshot's stored triples as an (m × 3) int64 array."""
+    heads, relations, tails = snapshot.triple_heads, snapshot.triple_relations, snapshot.triple_tails
+    return np.stack([np.asarray(heads), np.asarray(relations), np.asarray(tails)], axis=1).astype(np.int64)
+
+
+def _covered(snapshot: GraphSnapshot, triples: Triples, train_mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Whether each triple's head, tail and relation occur in the training triples (``triples[train_mask]``)."""
+    train = triples[train_mask]
+    seen_nodes = np.zeros(snapshot.n_nodes, dtype=bool)
+    seen_nodes[train[:, 0]] = True
+    seen_nodes[train[:, 2]] = True
+    seen_relations = np.zeros(snapshot.n_relations, dtype=bool)
+    seen_relations[train[:, 1]] = True
+    covered: npt.NDArray[np.bool_] = (
+        seen_nodes[triples[:, 0]] & seen_nodes[triples[:, 2]] & seen_relations[triples[:, 1]]
+    )
+    return covered
+
+
 def split_edges(snapshot: GraphSnapshot, *, valid_fraction: float, test_fraction: float, seed: int) -> EdgeSplit:
     """Split ``snapshot``'s stored triples into train / valid / test, reproducibly for a given ``seed``.
 
@@ -64,25 +84,14 @@ def split_edges(snapshot: GraphSnapshot, *, valid_fraction: float, test_fraction
     m = snapshot.n_edges
     if m < 10:
         raise ValueError(f"link prediction needs at least 10 triples, the snapshot has {m}")
-    triples = np.stack(
-        [np.asarray(snapshot.triple_heads), np.asarray(snapshot.triple_relations), np.asarray(snapshot.triple_tails)],
-        axis=1,
-    ).astype(np.int64)
+    triples = _triples(snapshot)
     order = np.random.default_rng(seed).permutation(m)
     n_valid = max(1, int(round(valid_fraction * m)))
     n_test = int(round(test_fraction * m))
     held = order[: n_valid + n_test]
     train_mask = np.ones(m, dtype=bool)
     train_mask[held] = False
-    train = triples[train_mask]
-    seen_nodes = np.zeros(snapshot.n_nodes, dtype=bool)
-    seen_nodes[train[:, 0]] = True
-    seen_nodes[train[:, 2]] = True
-    seen_relations = np.zeros(snapshot.n_relations, dtype=bool)
-    seen_relations[train[:, 1]] = True
-    h, r, t = triples[held, 0], triples[held, 1], triples[held, 2]
-    covered = seen_nodes[h] & seen_nodes[t] & seen_relations[r]
-    train_mask[held[~covered]] = True
+    train_mask[held[~_covered(snapshot, triples, train_mask)[held]]] = True
     valid_ids, test_ids = held[:n_valid], held[n_valid:]
     return EdgeSplit(
         train=triples[train_mask],
@@ -99,10 +108,7 @@ def split_held_out(snapshot: GraphSnapshot, held_out: Triples) -> EdgeSplit:
     model has trained on the edges it is validated and calibrated on. Held-out triples whose node or relation no
     training triple has go back to training, as in :func:`split_edges`. O((m + k) log m) time.
     """
-    triples = np.stack(
-        [np.asarray(snapshot.triple_heads), np.asarray(snapshot.triple_relations), np.asarray(snapshot.triple_tails)],
-        axis=1,
-    ).astype(np.int64)
+    triples = _triples(snapshot)
     r, n = snapshot.n_relations, snapshot.n_nodes
     keys = (triples[:, 0] * r + triples[:, 1]) * n + triples[:, 2]
     held = np.asarray(held_out, dtype=np.int64).reshape(-1, 4)
@@ -114,13 +120,7 @@ def split_held_out(snapshot: GraphSnapshot, held_out: Triples) -> EdgeSplit:
     found[found] = held_keys[order][position[found]] == keys[found]
     flag[found] = held[order[position[found]], 3]
     train_mask = flag < 0
-    seen_nodes = np.zeros(n, dtype=bool)
-    seen_nodes[triples[train_mask, 0]] = True
-    seen_nodes[triples[train_mask, 2]] = True
-    seen_relations = np.zeros(r, dtype=bool)
-    seen_relations[triples[train_mask, 1]] = True
-    covered = seen_nodes[triples[:, 0]] & seen_nodes[triples[:, 2]] & seen_relations[triples[:, 1]]
-    train_mask |= ~covered
+    train_mask |= ~_covered(snapshot, triples, train_mask)
     return EdgeSplit(
         train=triples[train_mask],
         valid=triples[~train_mask & (flag == 0)],

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.errors import IndexError_
+from kgsvc.index.exact import unit_rows
 
 __all__ = ["CACHE_TEXTS", "DEFAULT_MODEL_PACKAGE", "MAX_SEQ_LENGTH", "Embedder", "default_model_path"]
 
@@ -145,9 +146,7 @@ class Embedder:
                 normalize_embeddings=True,
                 show_progress_bar=False,
             )
-            fresh = np.ascontiguousarray(fresh, dtype=np.float32)
-            # exact renormalisation in float32 (the model normalises in its own dtype)
-            fresh /= np.maximum(np.linalg.norm(fresh, axis=1, keepdims=True), np.float32(1e-12))
+            fresh = unit_rows(fresh)  # exact renormalisation in float32 (the model normalises in its own dtype)
             known.update(zip(missing, (row.copy() for row in fresh), strict=True))
         with _LOCK:
             for text, row in known.items():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["EXACT_MAX_VALUES", "EXACT_MIN_SHARE", "exact_search", "searched_exactly"]
+__all__ = ["EXACT_MAX_VALUES", "EXACT_MIN_SHARE", "exact_search", "searched_exactly", "unit_rows"]
 
 #: Collections of at most this many float32 values (texts x dimension; 128 MB) are scanned exactly: ~2-4 ms a
 #: query for 43k MetaQA labels, recall 1 (docs/benchmarks.md, "Vectors"). Their Qdrant collections get no HNSW.
@@ -19,6 +19,14 @@ EXACT_MAX_VALUES = 32_000_000
 #: Larger collections are scanned exactly too when k is at least 1/EXACT_MIN_SHARE of their points (HNSW then
 #: needs ef >= k and is slower than the scan).
 EXACT_MIN_SHARE = 16
+
+
+def unit_rows(matrix: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """The rows of ``matrix`` scaled to length 1 in float32 (a zero row stays zero): what :func:`exact_search` and
+    the vector collections expect."""
+    rows = np.asarray(matrix, dtype=np.float32)
+    unit: npt.NDArray[np.float32] = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), np.float32(1e-12))
+    return unit
 
 
 def searched_exactly(n: int, dimension: int, k: int | None = None) -> bool:

@@ -212,14 +212,15 @@ class KG:
         """
         if version is None:
             version = self.index(dataset).version
-        folder = self.catalog.index_path(dataset, version)
-        if (folder / GNN_FOLDER / artifacts.METRICS).exists():
+
+        def trained(v: int) -> bool:
+            return (self.catalog.index_path(dataset, v) / GNN_FOLDER / artifacts.METRICS).exists()
+
+        if trained(version):
             return None
-        trained = [
-            v.version
-            for v in self.catalog.index_versions(dataset)
-            if v.version < version
-            and (self.catalog.index_path(dataset, v.version) / GNN_FOLDER / artifacts.METRICS).exists()
+        folder = self.catalog.index_path(dataset, version)
+        earlier = [
+            v.version for v in self.catalog.index_versions(dataset) if v.version < version and trained(v.version)
         ]
         job_id = self.catalog.create_job("train_gnn", dataset=dataset, params={"index_version": version})
         self.dispatcher.submit(
@@ -229,7 +230,7 @@ class KG:
             output=str(folder / GNN_FOLDER),
             options=dict(self.settings.gnn_options) or None,
             features=str(folder),
-            warm_from=str(self.catalog.index_path(dataset, trained[-1])) if trained else None,
+            warm_from=str(self.catalog.index_path(dataset, earlier[-1])) if earlier else None,
         )
         return self.catalog.job(job_id)
 
