@@ -21,7 +21,7 @@ and chunked bodies) in this process, so that it costs the servers little CPU; ea
 runs ``--seconds`` after a short warm-up, the two servers alternating. Every answer is checked for status 200,
 and the two servers' answers to a sample of each mix are compared. Loopback only.
 
-Run: ``python bench/endpoint.py [--seconds 5] [--clients 1,8,32]``.
+Run: ``python bench/endpoint.py [--seconds 5] [--clients 1,8,32] [--kgsvc-servers granian,uvicorn]``.
 """
 
 from __future__ import annotations
@@ -140,17 +140,14 @@ def _wait_ready(server: Server, probe: str) -> None:
     raise RuntimeError(f"{server.name} did not start")
 
 
-def start_kgsvc(data: Path, log: Path) -> Server:
+def start_kgsvc(data: Path, log: Path, http_server: str = "granian") -> Server:
+    """``kgsvc serve`` on ``data`` under ``http_server`` (granian or uvicorn), as a user runs it."""
     port = _free_port()
-    code = (
-        "import uvicorn, kgsvc\n"
-        "from kgsvc.api import create_app\n"
-        f"settings = kgsvc.Settings(data_dir={str(data)!r}, max_result_rows=1_000_000)\n"
-        f"uvicorn.run(create_app(settings=settings), host='127.0.0.1', port={port}, access_log=False, "
-        "log_level='warning')\n"
-    )
-    process = subprocess.Popen([sys.executable, "-c", code], stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    server = Server("kgsvc", port, "/datasets/metaqa/sparql", {}, process)
+    command = [sys.executable, "-m", "kgsvc", "serve", "--data-dir", str(data), "--port", str(port)]
+    command += ["--server", http_server, "--no-access-log", "--log-level", "warning"]
+    env = dict(os.environ, KGSVC_MAX_RESULT_ROWS="1000000")
+    process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
+    server = Server(f"kgsvc-{http_server}", port, "/datasets/metaqa/sparql", {}, process)
     _wait_ready(server, "/health")
     return server
 
@@ -324,6 +321,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=2000, help="distinct queries per mix")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--kgsvc-servers", default="granian", help="comma-separated HTTP servers for kgsvc serve: granian, uvicorn"
+    )
     args = parser.parse_args()
     levels = [int(c) for c in args.clients.split(",")]
     mixes = args.mixes.split(",")
@@ -332,10 +332,11 @@ def main() -> None:
         workdir = Path(folder)
         data, dump, base = build(workdir)
         queries = make_queries(base, per_mix=args.queries, seed=args.seed)
-        servers = [
-            start_oxigraph(dump, workdir / "oxigraph", workdir / "oxigraph.log"),
-            start_kgsvc(data, workdir / "kgsvc.log"),
-        ]
+        servers = [start_oxigraph(dump, workdir / "oxigraph", workdir / "oxigraph.log")]
+        for http_server in args.kgsvc_servers.split(","):  # one data dir each: RocksDB allows one process
+            copy = workdir / f"data-{http_server}"
+            shutil.copytree(data, copy)
+            servers.append(start_kgsvc(copy, workdir / f"kgsvc-{http_server}.log", http_server))
         results: dict[tuple[str, int, str], Cell] = {}
         loads: list[float] = []
         try:
@@ -343,13 +344,13 @@ def main() -> None:
                 asyncio.run(compare_answers(servers, queries[mix][:20]))
             for mix in mixes:
                 for clients in levels:
-                    order = servers if (len(results) // 2) % 2 == 0 else servers[::-1]
+                    order = servers if (len(results) // len(servers)) % 2 == 0 else servers[::-1]
                     for server in order:
                         cell = asyncio.run(run_cell(server, queries[mix], clients, args.seconds, args.warmup))
                         results[(mix, clients, server.name)] = cell
                         loads.append(os.getloadavg()[0])
                         print(
-                            f"{mix:9} {clients:3} clients  {server.name:8} {cell.rps:8.0f} req/s  "
+                            f"{mix:9} {clients:3} clients  {server.name:14} {cell.rps:8.0f} req/s  "
                             f"p50 {cell.pct(0.5):7.2f} ms  p99 {cell.pct(0.99):7.2f} ms  "
                             f"server CPU {cell.cpu_us:5.0f} µs/req  errors {cell.errors}  load {loads[-1]:.1f}",
                             flush=True,
@@ -357,9 +358,10 @@ def main() -> None:
         finally:
             for server in servers:
                 server.stop()
-            log = (workdir / "kgsvc.log").read_text(errors="replace").strip()
-            if log:
-                print("kgsvc log (last lines):\n" + "\n".join(log.splitlines()[-10:]))
+            for server in servers[1:]:
+                log = (workdir / f"{server.name}.log").read_text(errors="replace").strip()
+                if log:
+                    print(f"{server.name} log (last lines):\n" + "\n".join(log.splitlines()[-10:]))
 
     print()
     print(
@@ -368,19 +370,17 @@ def main() -> None:
         f"1-min load average {min(loads):.1f}–{max(loads):.1f} after the cells"
     )
     print()
-    print(
-        "| mix | clients | oxigraph req/s | kgsvc req/s | ratio | oxigraph p50 / p99 ms | kgsvc p50 / p99 ms "
-        "| server CPU µs/req oxigraph / kgsvc | errors |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| mix | clients | server | req/s | ratio to oxigraph | p50 / p99 ms | server CPU µs/req | errors |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
     for mix in mixes:
         for clients in levels:
-            ox, kg = results[(mix, clients, "oxigraph")], results[(mix, clients, "kgsvc")]
-            print(
-                f"| {mix} | {clients} | {ox.rps:,.0f} | {kg.rps:,.0f} | {kg.rps / ox.rps:.2f}× | "
-                f"{ox.pct(0.5):.2f} / {ox.pct(0.99):.2f} | {kg.pct(0.5):.2f} / {kg.pct(0.99):.2f} | "
-                f"{ox.cpu_us:,.0f} / {kg.cpu_us:,.0f} | {ox.errors + kg.errors} |"
-            )
+            reference = results[(mix, clients, "oxigraph")].rps
+            for server in servers:
+                cell = results[(mix, clients, server.name)]
+                print(
+                    f"| {mix} | {clients} | {server.name} | {cell.rps:,.0f} | {cell.rps / reference:.2f}× | "
+                    f"{cell.pct(0.5):.2f} / {cell.pct(0.99):.2f} | {cell.cpu_us:,.0f} | {cell.errors} |"
+                )
     if args.json:
         args.json.write_text(
             json.dumps(

@@ -12,7 +12,8 @@ Routes:
 | ``GET /``, ``/static/*`` | the web page (:mod:`kgsvc.web`) |
 
 ``GET``/``POST`` on the two SPARQL routes bypass FastAPI's middleware and router (:mod:`kgsvc.api.fast_path`);
-the routes stay registered for the other methods (405) and the OpenAPI document.
+the routes stay registered for the other methods (405) and the OpenAPI document. Single-pattern lookups are
+answered inline, everything else by a query worker (:mod:`kgsvc.api.lookup`, :mod:`kgsvc.api.executor`).
 
 Status codes: :mod:`kgsvc.api.errors`. Query execution and timeouts: :mod:`kgsvc.api.executor`.
 """

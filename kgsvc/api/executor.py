@@ -20,6 +20,10 @@ pyoxigraph cannot cancel a query. Two executors:
     stops it there).
 
 In both, waiting for a free worker counts against the query's deadline.
+
+Single-pattern lookups (``SELECT ?o WHERE { <e> <r> ?o }``) do not come here when the store is embedded: their
+cost is bounded by the rows they write, so the endpoint answers them inline from :attr:`Executor.inline`
+(:mod:`kgsvc.api.lookup`), reading the live store, and saves the round trip to a worker.
 """
 
 from __future__ import annotations
@@ -58,6 +62,9 @@ class Executor(abc.ABC):
     """Runs :class:`QueryJob` s; :meth:`invalidate` tells it the data changed."""
 
     name: str
+    #: The store single-pattern lookups may read inline, in the event loop's thread (:mod:`kgsvc.api.lookup`);
+    #: ``None`` (a remote store, whose every read is a network round trip): every query goes to :meth:`run`.
+    inline: Store | None = None
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Get ready (start workers)."""
@@ -80,6 +87,7 @@ class ThreadExecutor(Executor):
 
     def __init__(self, store: Store, *, threads: int = 8) -> None:
         self.store = store
+        self.inline = store if isinstance(store, EmbeddedStore) else None
         self.threads = threads
         self._pool: ThreadPoolExecutor | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -152,7 +160,7 @@ class ProcessExecutor(Executor):
     name = "process"
 
     def __init__(self, store: EmbeddedStore, snapshot_dir: Path, *, workers: int | None = None) -> None:
-        self.store = store
+        self.store = self.inline = store
         self.snapshot_dir = snapshot_dir
         self.size = workers or max(2, os.cpu_count() or 2)
         self._generation = 0

@@ -6,6 +6,10 @@ stack and router (server-error, telemetry, body-limit, exception and exit-stack 
 Everything else — other methods on those paths, the Graph Store Protocol, the JSON API, the docs, the web page and
 the lifespan — goes through the full application as before.
 
+A ``GET`` whose only parameter is ``query`` goes one step further: it is answered without Starlette's
+``Request`` and ``Response`` objects (:meth:`KgsvcApp._query`), through the same
+:func:`kgsvc.api.protocol.answer_query` the route uses.
+
 The shortcut keeps the routes' contracts because it runs the same code: the same endpoint functions, and errors
 become responses through the same handlers (:func:`kgsvc.api.errors.handler_for`). An exception no handler takes
 propagates to the server, which answers 500 as Starlette's server-error middleware would. It is only taken while
@@ -15,12 +19,14 @@ no ``root_path``; an app configured with any of them serves every request throug
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl
+
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from kgsvc.api.errors import handler_for
-from kgsvc.api.protocol import endpoint
+from kgsvc.api.protocol import answer_query, endpoint
 
 __all__ = ["KgsvcApp", "sparql_dataset"]
 
@@ -62,6 +68,8 @@ class KgsvcApp(FastAPI):
                     scope["path_params"] = {"name": dataset}
                 request = Request(scope, receive)
                 try:
+                    if scope["method"] == "GET" and await self._query(scope, send, dataset):
+                        return
                     response = await endpoint(request, dataset)
                 except Exception as exc:
                     handler = handler_for(exc)
@@ -71,3 +79,21 @@ class KgsvcApp(FastAPI):
                 await response(scope, receive, send)
                 return
         await super().__call__(scope, receive, send)
+
+    async def _query(self, scope: Scope, send: Send, dataset: str | None) -> bool:
+        """Answer ``GET ?query=…`` without Starlette's request and response objects; ``False``: not handled.
+
+        Taken when ``query`` is the only parameter, which is what :func:`kgsvc.api.protocol.endpoint` would then
+        do too. Starlette parses the query string the same way (``parse_qsl`` of its Latin-1 decoding).
+        """
+        params = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+        if len(params) != 1 or params[0][0] != "query":
+            return False
+        state = self.state.kgsvc
+        graph = state.dataset_graph(dataset) if dataset is not None else None
+        accept = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"accept"), None)
+        content_type, body = await answer_query(state, params[0][1], params, accept, graph)
+        headers = [(b"content-length", str(len(body)).encode()), (b"content-type", content_type.encode("latin-1"))]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        return True

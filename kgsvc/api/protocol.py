@@ -30,6 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from kgsvc.api import lookup
 from kgsvc.api.errors import ApiError
 from kgsvc.api.negotiation import NotAcceptable, negotiate
 from kgsvc.api.results import QueryJob
@@ -39,7 +40,7 @@ from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import QueryError
 from kgsvc.store import NamedNode
 
-__all__ = ["dataset_sparql", "endpoint", "sparql"]
+__all__ = ["answer_query", "dataset_sparql", "endpoint", "sparql"]
 
 _FORM = "application/x-www-form-urlencoded"
 _QUERY = "application/sparql-query"
@@ -138,9 +139,25 @@ def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...]) -> Non
 async def _query(
     request: Request, state: ApiState, query: str, params: list[tuple[str, str]], graph: str | None
 ) -> Response:
-    _refuse_remote(state, query, ("SERVICE",))
-    form = query_form(query)
-    accept = request.headers.get("accept")
+    content_type, body = await answer_query(state, query, params, request.headers.get("accept"), graph)
+    return Response(body, media_type=content_type)
+
+
+async def answer_query(
+    state: ApiState, query: str, params: list[tuple[str, str]], accept: str | None, graph: str | None
+) -> tuple[str, bytes]:
+    """The ``Content-Type`` and body answering ``query``, with the request's parameters and ``Accept`` header.
+
+    ``graph`` is the endpoint's dataset graph (``None`` at ``/sparql``). A single-pattern lookup runs inline
+    (:mod:`kgsvc.api.lookup`), anything else in the executor. Raises ``ApiError`` / ``QueryError`` /
+    ``StoreError`` / ``NotAcceptable`` for the error handlers.
+    """
+    found = lookup.parse(query)
+    if found is not None:  # a SELECT or ASK without SERVICE or FROM
+        form: str | None = "select"
+    else:
+        _refuse_remote(state, query, ("SERVICE",))
+        form = query_form(query)
     # SPARQLWrapper repeats format/output: the first value counts
     format_name = next((v for k, v in params if k in ("format", "output")), None)
     if form is None:  # not a query pyoxigraph will accept: pick any format, let the parser say what is wrong
@@ -154,7 +171,7 @@ async def _query(
     union = False
     if default_graph or named_graphs:
         dataset: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (tuple(default_graph), tuple(named_graphs))
-    elif has_dataset_clause(query):
+    elif found is None and has_dataset_clause(query):
         dataset = (None, None)
     elif graph is not None:
         dataset = ((graph,), (graph,))
@@ -170,8 +187,10 @@ async def _query(
         named_graphs=dataset[1],
         union=union,
     )
-    media_type, body = await state.executor.run(job)
-    return Response(body, media_type=fmt.content_type if media_type == fmt.media_type else media_type)
+    inline = state.executor.inline
+    answer = lookup.answer(inline, job, found) if found is not None and inline is not None else None
+    media_type, body = answer if answer is not None else await state.executor.run(job)
+    return (fmt.content_type if media_type == fmt.media_type else media_type), body
 
 
 async def _update(

@@ -27,23 +27,25 @@ class ApiState:
     kg: KG
     settings: Settings
     executor: Executor
-    _known: dict[str, float] = field(default_factory=dict)
+    _known: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     def dataset_graph(self, name: str) -> str:
         """The graph IRI of dataset ``name``; raises ``DatasetError`` if it does not exist.
 
         Existence is cached for :data:`DATASET_CACHE_S` (the query path must not hit the database each time).
         """
-        checked = self._known.get(name)
+        known = self._known.get(name)
         now = time.monotonic()
-        if checked is None or now - checked > DATASET_CACHE_S:
-            check_dataset_name(name)
-            if not self.kg.catalog.exists(name):
-                self._known.pop(name, None)
-                self.kg.catalog.get(name)  # raises DatasetError naming the known datasets
-                raise DatasetError(f"unknown dataset {name!r}", dataset=name)
-            self._known[name] = now
-        return dataset_graph(name).value
+        if known is not None and now - known[0] <= DATASET_CACHE_S:
+            return known[1]
+        check_dataset_name(name)
+        if not self.kg.catalog.exists(name):
+            self._known.pop(name, None)
+            self.kg.catalog.get(name)  # raises DatasetError naming the known datasets
+            raise DatasetError(f"unknown dataset {name!r}", dataset=name)
+        graph = dataset_graph(name).value
+        self._known[name] = (now, graph)
+        return graph
 
     def changed(self) -> None:
         """Data or datasets changed through the API: new snapshot for the next query, forget known datasets."""

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 import kgsvc
 from tests.conftest import free_port
@@ -18,7 +19,8 @@ from tests.conftest import free_port
 LAUNCH = "import sys; import kgsvc.cli.serve; from kgsvc.cli import app; app(sys.argv[1:], prog_name='kgsvc')"
 
 
-def test_serve_answers_sparql_and_stops_cleanly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", ["granian", "uvicorn"])
+def test_serve_answers_sparql_and_stops_cleanly(tmp_path: Path, server: str) -> None:
     data = tmp_path / "data"
     with kgsvc.KG.open(data) as kg:
         kg.load(kgsvc.sample_path(), dataset="sample")
@@ -26,7 +28,8 @@ def test_serve_answers_sparql_and_stops_cleanly(tmp_path: Path) -> None:
     log = (tmp_path / "serve.log").open("wb")
     env = {**os.environ, "KGSVC_API_TOKEN": "t"}
     process = subprocess.Popen(
-        [sys.executable, "-c", LAUNCH, "serve", "--data-dir", str(data), "--port", str(port), "--no-access-log"],
+        [sys.executable, "-c", LAUNCH, "serve", "--data-dir", str(data), "--port", str(port), "--no-access-log"]
+        + ["--server", server],
         stdout=log,
         stderr=subprocess.STDOUT,
         env=env,
@@ -49,12 +52,22 @@ def test_serve_answers_sparql_and_stops_cleanly(tmp_path: Path) -> None:
             params={"query": "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"},
             headers={"Accept": "text/csv"},
         )
-        assert answer.text.splitlines() == ["n", "615"]
+        assert answer.text.splitlines() == ["n", "615"]  # a query worker's answer
         assert httpx.post(url + "/sparql", data={"update": "CLEAR ALL"}).status_code == 401
+        new = "INSERT DATA { GRAPH <urn:kgsvc:dataset:sample> { <urn:x:served> <urn:x:by> 'kgsvc' } }"
+        written = httpx.post(url + "/sparql", data={"update": new}, headers={"Authorization": "Bearer t"})
+        assert written.status_code == 200, written.text
+        lookup = httpx.get(  # answered inline (kgsvc.api.lookup), and it sees the write
+            url + "/datasets/sample/sparql",
+            params={"query": "SELECT ?o { <urn:x:served> <urn:x:by> ?o }"},
+            headers={"Accept": "text/tab-separated-values"},
+        )
+        assert lookup.text.splitlines() == ["?o", '"kgsvc"'], lookup.text
     finally:
         process.send_signal(signal.SIGTERM)
         code = process.wait(timeout=30)
         log.close()
     assert code in (0, -signal.SIGTERM)  # uvicorn re-raises the signal after its graceful shutdown
+    assert f"with {server}" in (tmp_path / "serve.log").read_text()
     assert "kgsvc serving" in (tmp_path / "serve.log").read_text()
     assert not (data / "endpoint-snapshots").exists()
