@@ -11,31 +11,35 @@ A worker exists so that a runaway query can be killed. A *single-pattern lookup*
 * at least one of ``s p o`` is a constant and no variable occurs twice in the pattern.
 
 Such a query is one index range scan in Oxigraph, and every triple the scan meets is a result row (a repeated
-variable or a ``DISTINCT`` would let it scan without producing rows). Its cost is therefore proportional to the
-rows it writes, and :func:`answer` stops it after :data:`INLINE_MAX_ROWS` rows — a few milliseconds on the
-event loop at most. A lookup with more rows than that is handed back (``None``) and runs in a worker like any
-other query, under the full ``max_result_rows`` and ``query_timeout_s``.
+variable or a ``DISTINCT`` would let it scan without producing rows). Every results format writes at least one
+byte per row, so its cost is bounded by the bytes it writes. :func:`answer` serialises it natively into a buffer
+that stops the evaluation past :data:`INLINE_MAX_BYTES` (or ``max_result_rows`` bytes, if lower: a body that
+fits has no more rows than that): a few milliseconds on the event loop at most. A larger answer is handed back
+(``None``) and computed again by a worker, like any other query, under the full ``max_result_rows`` and
+``query_timeout_s``. Only one default graph is allowed inline (each graph is a scan of its own).
 
-The recogniser is a regular expression, deliberately narrow: anything it does not recognise (a comment, an
-escape, a prefixed name with a dot, a property path) simply takes the worker path, so it can be wrong only by
-being too cautious. Syntax the regular expression accepts but SPARQL does not (an undeclared prefix) is
-reported by pyoxigraph's parser, as on the worker path.
+The recogniser is a regular expression, deliberately narrow and linear, over queries of at most
+:data:`MAX_LOOKUP_CHARS`: anything it does not recognise (a comment, an escape, a prefixed name with a dot, a
+property path) simply takes the worker path, so it can be wrong only by being too cautious. Syntax it accepts but
+SPARQL does not (an undeclared prefix) is reported by pyoxigraph's parser, as on the worker path.
 """
 
 from __future__ import annotations
 
+import io
 import re
-from typing import NamedTuple
+from typing import Any
 
 from kgsvc.api.negotiation import RESULT_FORMATS
 from kgsvc.api.results import QueryJob
-from kgsvc.errors import QueryError
 from kgsvc.store import QueryBoolean, QueryResultsFormat, QuerySolutions, Store
 
-__all__ = ["INLINE_MAX_ROWS", "Lookup", "answer", "parse"]
+__all__ = ["INLINE_MAX_BYTES", "MAX_LOOKUP_CHARS", "answer", "is_lookup"]
 
-#: The most rows a lookup may write inline; a larger result is recomputed by a query worker.
-INLINE_MAX_ROWS = 10_000
+#: The largest answer written inline; a larger one is computed by a query worker.
+INLINE_MAX_BYTES = 16_384
+#: Longer query texts are not looked at (they are not lookups in practice).
+MAX_LOOKUP_CHARS = 4_096
 
 _IRI = r"<[^<>\"{}|^`\\\x00-\x20]*>"
 _PREFIX = r"(?:[A-Za-z][A-Za-z0-9_\-]*)?:"
@@ -47,79 +51,71 @@ _LOOKUP = re.compile(
     rf"""
     (?:\s*(?:PREFIX\s+{_PREFIX}\s*{_IRI}|BASE\s*{_IRI}))*
     \s*(?:SELECT\s+(?:\*|{_VAR}(?:\s+{_VAR})*)|ASK)\s*(?:WHERE\s*)?
-    \{{\s*(?P<s>{_NODE})\s+(?P<p>{_NODE}|a)\s+(?P<o>{_NODE}|{_LITERAL})\s*\.?\s*\}}
-    \s*(?P<limit>LIMIT\s+(?P<n>[0-9]+)\s*)?
+    \{{\s*(?P<s>{_NODE})\s+(?P<p>{_NODE}|a)\s+(?P<o>{_NODE}|{_LITERAL})\s*(?:\.\s*)?\}}
+    \s*(?:LIMIT\s+[0-9]+\s*)?
     """,
-    re.VERBOSE | re.IGNORECASE,
+    re.VERBOSE | re.IGNORECASE | re.ASCII,
 )
 _FORMATS = {f.media_type: f.native for f in RESULT_FORMATS if isinstance(f.native, QueryResultsFormat)}
 
 
-class Lookup(NamedTuple):
-    """A recognised lookup: its ``LIMIT`` (``None`` without one) and where the ``LIMIT`` clause starts."""
+def is_lookup(query: str) -> bool:
+    """Whether ``query`` is a single-pattern lookup (see the module docstring). O(len(query)).
 
-    limit: int | None
-    limit_at: int
-
-    def capped(self, query: str, rows: int) -> str:
-        """``query`` returning at most ``rows`` rows (its own ``LIMIT`` if lower)."""
-        if self.limit is not None and self.limit <= rows:
-            return query
-        return f"{query[: self.limit_at]} LIMIT {rows}"
-
-
-def parse(query: str) -> Lookup | None:
-    """The lookup ``query`` is, or ``None`` if it is not one (see the module docstring). O(len(query)).
-
-    >>> parse("SELECT ?o WHERE { <http://e/a> <http://e/r> ?o }")
-    Lookup(limit=None, limit_at=48)
-    >>> parse("PREFIX e: <http://e/> ASK { ?s e:r 12 } LIMIT 3"), parse("select * { ?s ?p ?o }")
-    (Lookup(limit=3, limit_at=40), None)
-    >>> parse("SELECT ?x WHERE { ?x <http://e/r> ?x }"), parse("SELECT DISTINCT ?o { <a:b> ?p ?o }")
-    (None, None)
+    >>> is_lookup("SELECT ?o WHERE { <http://e/a> <http://e/r> ?o }")
+    True
+    >>> is_lookup("PREFIX e: <http://e/> ASK { ?s e:r 12 } LIMIT 3"), is_lookup("select * { ?s ?p ?o }")
+    (True, False)
+    >>> is_lookup("SELECT ?x WHERE { ?x <http://e/r> ?x }"), is_lookup("SELECT DISTINCT ?o { <a:b> ?p ?o }")
+    (False, False)
     """
+    if len(query) > MAX_LOOKUP_CHARS:
+        return False
     match = _LOOKUP.fullmatch(query)
     if match is None or "service" in query.lower():  # SERVICE can hide in a prefixed name: leave it to the workers
-        return None
-    terms = match.group("s", "p", "o")
-    variables = [t[1:] for t in terms if t[0] in "?$"]
-    if len(variables) == 3 or len(set(variables)) < len(variables):
-        return None
-    n = match.group("n")
-    return Lookup(int(n) if n is not None else None, match.start("limit") if n is not None else len(query))
+        return False
+    variables = [t[1:] for t in match.group("s", "p", "o") if t[0] in "?$"]
+    return len(variables) < 3 and len(set(variables)) == len(variables)
 
 
-def answer(store: Store, job: QueryJob, lookup: Lookup) -> tuple[str, bytes] | None:
+class _OverBudget(Exception):
+    """Raised inside the native serialiser's write callback to stop the evaluation."""
+
+
+class _Buffer(io.RawIOBase):
+    def __init__(self, budget: int) -> None:
+        self.chunks: list[bytes] = []
+        self.left = budget
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(data)
+        self.left -= len(chunk)
+        if self.left < 0:
+            raise _OverBudget
+        self.chunks.append(chunk)
+        return len(chunk)
+
+
+def answer(store: Store, job: QueryJob) -> tuple[str, bytes] | None:
     """Run the lookup ``job`` on ``store`` in the calling thread: its media type and body.
 
-    The query runs with ``LIMIT`` one past the row cap (``job.max_rows`` or :data:`INLINE_MAX_ROWS`, whichever
-    is lower) and is serialised natively in ``job.media_type`` (a SPARQL results format). Every format writes at
-    least one byte per row, so a body no longer than the cap has no more rows than the cap; a longer one is
-    counted as TSV (one line per row). ``None`` when the result has more than :data:`INLINE_MAX_ROWS` rows and
-    the job allows more: run it in a worker then.
-
-    Raises
-    ------
-    QueryError
-        ``kind="syntax"`` for what pyoxigraph's parser rejects, ``"too_large"`` past ``job.max_rows`` rows.
+    ``None`` when the answer is longer than :data:`INLINE_MAX_BYTES` or ``job.max_rows`` bytes, or the job has
+    several default graphs: run it in a worker then, which also applies the row limit. ``job.media_type`` is a
+    SPARQL results format (the query is a SELECT or ASK). Raises ``QueryError`` (``kind="syntax"``) for what
+    pyoxigraph's parser rejects.
     """
-    cap = min(job.max_rows, INLINE_MAX_ROWS)
-    body = _run(store, job, lookup.capped(job.query, cap + 1), _FORMATS[job.media_type])
-    if len(body) <= cap:
-        return job.media_type, body
-    tsv = _run(store, job, lookup.capped(job.query, cap + 1), QueryResultsFormat.TSV)
-    if tsv.count(b"\n") - 1 <= cap:
-        return job.media_type, body
-    if job.max_rows > cap:
+    if job.default_graph is not None and len(job.default_graph) > 1:
         return None
-    raise QueryError(f"the result has more than {job.max_rows} rows", kind="too_large", query=job.query)
-
-
-def _run(store: Store, job: QueryJob, query: str, native: QueryResultsFormat) -> bytes:
     # a lookup has no GRAPH clause: its named graphs do not matter
-    result = store.query(query, default_graph=job.default_graph, union_default_graph=job.union)
-    if not isinstance(result, QuerySolutions | QueryBoolean):  # parse() only passes SELECT and ASK
+    result = store.query(job.query, default_graph=job.default_graph, union_default_graph=job.union)
+    if not isinstance(result, QuerySolutions | QueryBoolean):  # is_lookup() only passes SELECT and ASK
         raise TypeError(f"a lookup answered {type(result).__name__}")
-    body = result.serialize(format=native)
-    assert body is not None  # serialize() without an output returns the bytes
-    return body
+    buffer = _Buffer(min(job.max_rows, INLINE_MAX_BYTES))
+    try:
+        result.serialize(buffer, format=_FORMATS[job.media_type])
+    except _OverBudget:
+        return None
+    return job.media_type, b"".join(buffer.chunks)

@@ -152,8 +152,8 @@ async def answer_query(
     (:mod:`kgsvc.api.lookup`), anything else in the executor. Raises ``ApiError`` / ``QueryError`` /
     ``StoreError`` / ``NotAcceptable`` for the error handlers.
     """
-    found = lookup.parse(query)
-    if found is not None:  # a SELECT or ASK without SERVICE or FROM
+    is_lookup = lookup.is_lookup(query)
+    if is_lookup:  # a SELECT or ASK without SERVICE or FROM
         form: str | None = "select"
     else:
         _refuse_remote(state, query, ("SERVICE",))
@@ -171,7 +171,7 @@ async def answer_query(
     union = False
     if default_graph or named_graphs:
         dataset: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (tuple(default_graph), tuple(named_graphs))
-    elif found is None and has_dataset_clause(query):
+    elif not is_lookup and has_dataset_clause(query):
         dataset = (None, None)
     elif graph is not None:
         dataset = ((graph,), (graph,))
@@ -188,7 +188,7 @@ async def answer_query(
         union=union,
     )
     inline = state.executor.inline
-    answer = lookup.answer(inline, job, found) if found is not None and inline is not None else None
+    answer = lookup.answer(inline, job) if is_lookup and inline is not None else None
     media_type, body = answer if answer is not None else await state.executor.run(job)
     return (fmt.content_type if media_type == fmt.media_type else media_type), body
 

@@ -71,5 +71,5 @@ def serve(
         http=HTTPModes.http1,
         websockets=False,
         log_access=access_log,
-        log_level=LogLevels(log_level.lower()),
+        log_level=LogLevels({"trace": "debug"}.get(log_level.lower(), log_level.lower())),  # uvicorn's names
     ).serve()

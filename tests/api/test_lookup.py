@@ -30,7 +30,7 @@ STARRING = f"<{S}starring>"  # 96 triples
     ],
 )
 def test_lookups_are_recognised(query: str) -> None:
-    assert lookup.parse(query) is not None
+    assert lookup.is_lookup(query)
 
 
 @pytest.mark.parametrize(
@@ -51,22 +51,23 @@ def test_lookups_are_recognised(query: str) -> None:
     ],
 )
 def test_everything_else_goes_to_the_workers(query: str) -> None:
-    assert lookup.parse(query) is None
+    assert not lookup.is_lookup(query)
 
 
-def test_limit_is_capped_in_the_query_text() -> None:
-    query = "SELECT ?o WHERE { <urn:s> <urn:p> ?o } LIMIT 50000"
-    found = lookup.parse(query)
-    assert found == lookup.Lookup(50000, query.index("LIMIT"))
-    assert found.capped(query, 11).endswith("?o }  LIMIT 11")
-    assert found.capped(query, 60000) == query
+def test_recognising_is_linear_and_bounded() -> None:
+    """The text is matched on the event loop: no backtracking blow-up, and long texts are not looked at."""
+    spaces = " " * (lookup.MAX_LOOKUP_CHARS - 40)
+    assert not lookup.is_lookup("SELECT ?o { <a:b> <c:d> ?o" + spaces + "x")
+    assert lookup.is_lookup("SELECT ?o { <a:b> <c:d> ?o" + spaces + "}")
+    assert not lookup.is_lookup("SELECT ?o { <a:b> <c:d> ?o }" + " " * lookup.MAX_LOOKUP_CHARS)
+    assert not lookup.is_lookup("SELECT ?o { <a:b> <c:d> ?o } l\u0131m\u0131t 5")  # ASCII keywords only
 
 
 def _worker_twin(query: str) -> str:
     """The same query, no longer a lookup (a comment), so that a query worker answers it."""
-    assert lookup.parse(query) is not None
+    assert lookup.is_lookup(query)
     twin = query + " # answered by a query worker"
-    assert lookup.parse(twin) is None
+    assert not lookup.is_lookup(twin)
     return twin
 
 
@@ -123,11 +124,11 @@ def test_a_lookup_past_the_row_limit_is_a_413(http: httpx.Client) -> None:
     assert exactly.status_code == 200 and exactly.text.count("\n") == 201
 
 
-def test_a_lookup_larger_than_the_inline_cap_is_answered_by_a_worker(
+def test_a_lookup_larger_than_the_inline_budget_is_answered_by_a_worker(
     http: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past INLINE_MAX_ROWS a lookup is handed to a query worker, which answers it in full."""
-    monkeypatch.setattr(lookup, "INLINE_MAX_ROWS", 10)  # the test server runs in this process
+    """Past INLINE_MAX_BYTES a lookup is handed to a query worker, which answers it in full."""
+    monkeypatch.setattr(lookup, "INLINE_MAX_BYTES", 100)  # the test server runs in this process
     query = f"SELECT ?film ?actor WHERE {{ ?film {STARRING} ?actor }}"
     calls: list[object] = []
     original = lookup.answer
