@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import IO, Any, cast
 
 from kgsvc.api.negotiation import RESULT_FORMATS
 from kgsvc.api.results import QueryJob
@@ -115,7 +115,7 @@ def answer(store: Store, job: QueryJob) -> tuple[str, bytes] | None:
         raise TypeError(f"a lookup answered {type(result).__name__}")
     buffer = _Buffer(min(job.max_rows, INLINE_MAX_BYTES))
     try:
-        result.serialize(buffer, format=_FORMATS[job.media_type])
+        result.serialize(cast(IO[bytes], buffer), format=_FORMATS[job.media_type])
     except _OverBudget:
         return None
     return job.media_type, b"".join(buffer.chunks)
