@@ -22,7 +22,7 @@ pyoxigraph cannot cancel a query. Two executors:
 In both, waiting for a free worker counts against the query's deadline.
 
 Single-pattern lookups (``SELECT ?o WHERE { <e> <r> ?o }``) do not come here when the store is embedded: their
-cost is bounded by the rows they write, so the endpoint answers them inline from :attr:`Executor.inline`
+cost is bounded by the bytes they write, so the endpoint answers them inline from :attr:`Executor.inline`
 (:mod:`kgsvc.api.lookup`), reading the live store, and saves the round trip to a worker.
 """
 
