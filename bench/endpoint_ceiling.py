@@ -1,13 +1,13 @@
 """How fast could a Python SPARQL front be? A bare query app under granian beside ``oxigraph serve``, in one run.
 
-Issue 5 asks for ≥ 0.5× ``oxigraph serve`` on the 1-hop mix at 8 clients, and ``bench/endpoint.py`` measures kgsvc
-at ~0.17×. This script measures the ceiling of the road not yet taken: the same MetaQA store and queries
-(``bench/endpoint.py``'s ``build`` / ``make_queries`` / load generator), answered by a minimal app that runs each
-query inline with pyoxigraph and serialises it natively — no routing, negotiation, limits or timeouts — served by
-granian (a Rust HTTP server for Python apps) over ASGI or RSGI with 1 or 2 worker processes; optionally kgsvc's
-own app under granian too (``--kgsvc``). Ratios are to ``oxigraph serve`` in the same run, cells alternating.
+Issue 5 asks for ≥ 0.5× ``oxigraph serve`` on the 1-hop mix at 8 clients; ``bench/endpoint.py`` measured kgsvc at
+~0.17× before lookups were answered inline and ``kgsvc serve`` moved to granian (0.36–0.40× since). This script
+measures the ceiling of a Python front: the same MetaQA store and queries (``bench/endpoint.py``'s ``build`` /
+``make_queries`` / load generator), answered by a minimal app that runs each query inline with pyoxigraph and
+serialises it natively — no routing, negotiation, limits or timeouts — served by granian (a Rust HTTP server for
+Python apps) over ASGI or RSGI with 1 or 2 worker processes; optionally kgsvc's own app under granian too
+(``--kgsvc``). Ratios are to ``oxigraph serve`` in the same run, cells alternating.
 
-Needs ``granian`` (not a kgsvc dependency: ``.venv/bin/pip install granian``).
 Run: ``python bench/endpoint_ceiling.py [--interface asgi] [--workers 1] [--kgsvc] [--rounds 2]``.
 """
 

@@ -252,10 +252,7 @@ def _path(triples: Sequence[tuple[str, str, str]], start: str, answer: str) -> l
 def _step(snapshot: GraphSnapshot, nodes: set[int], relation: int, outgoing: bool) -> set[int]:
     out: set[int] = set()
     for v in nodes:
-        lo, hi = snapshot.relation_range(v, relation)
-        for i in range(lo, hi):
-            if bool(snapshot.outgoing[i]) == outgoing:
-                out.add(int(snapshot.neighbors[i]))
+        out.update(snapshot.neighbors_via(v, relation, outgoing=outgoing).tolist())
     return out
 
 

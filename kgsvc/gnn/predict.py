@@ -169,7 +169,7 @@ class LinkPredictor:
         normalised = np.empty(logits.shape, dtype=np.float64)
         for i, (head, relation) in enumerate(zip(h.ravel(), r.ravel(), strict=True)):
             row = self._logits(int(head), int(relation))
-            row[self._stored(int(head), int(relation), outgoing=True)] = -np.inf
+            row[self.snapshot.neighbors_via(int(head), int(relation), outgoing=True)] = -np.inf
             normalised.flat[i] = logits.flat[i] - logsumexp(row)
         return logits, self.calibration.probability(normalised)
 
@@ -178,12 +178,6 @@ class LinkPredictor:
         logits: npt.NDArray[np.float32] = self.z @ (self.z[anchor] * self.w[query] + self.u[query])
         logits[~self.ranges[query]] = -np.inf
         return logits
-
-    def _stored(self, node: int, relation: int, *, outgoing: bool) -> npt.NDArray[np.int64]:
-        start, stop = self.snapshot.relation_range(node, relation)
-        mask = np.asarray(self.snapshot.outgoing[start:stop]) == outgoing
-        stored: npt.NDArray[np.int64] = np.asarray(self.snapshot.neighbors[start:stop])[mask].astype(np.int64)
-        return stored
 
     def can_anchor(self, node: int, query: int) -> bool:
         """Whether ``node`` may be the anchor of ``(node, query, ?)`` (query ≥ R: inverse) for the model's proposals:
@@ -210,7 +204,7 @@ class LinkPredictor:
             raise ValueError(f"need k >= 1 and 0 <= threshold < 1, got k={k}, threshold={threshold}")
         query = relation if tails else relation + self.snapshot.n_relations
         logits = self._logits(anchor, query)
-        logits[self._stored(anchor, relation, outgoing=tails)] = -np.inf
+        logits[self.snapshot.neighbors_via(anchor, relation, outgoing=tails)] = -np.inf
         if self.can_anchor(anchor, query):
             probabilities = self.calibration.probability(logits - logsumexp(logits))
         else:  # the model's proposals need an anchor of the relation's domain; the rules' carry their own evidence

@@ -155,9 +155,7 @@ class NameRules:
                         miss[c] = miss.get(c, 1.0) * (1.0 - float(rates[b]))
         if not miss:
             return {}
-        start, stop = s.relation_range(anchor, query % r)
-        mask = np.asarray(s.outgoing[start:stop]) == (query < r)
-        stored = set(np.asarray(s.neighbors[start:stop])[mask].tolist()) | {anchor}
+        stored = set(s.neighbors_via(anchor, query % r, outgoing=query < r).tolist()) | {anchor}
         return {c: 1.0 - m for c, m in miss.items() if c not in stored}
 
     def save(self, folder: Path) -> None:

@@ -143,6 +143,16 @@ class GraphSnapshot:
         lo, hi = np.searchsorted(rels, [relation, relation + 1])
         return start + int(lo), start + int(hi)
 
+    def neighbors_via(self, node: int, relation: int, *, outgoing: bool) -> npt.NDArray[np.int64]:
+        """The stored answers of ``(node, relation, ?)`` when ``outgoing``, else of ``(?, relation, node)``.
+
+        O(log degree + answers).
+        """
+        start, stop = self.relation_range(node, relation)
+        mask = np.asarray(self.outgoing[start:stop]) == outgoing
+        found: npt.NDArray[np.int64] = np.asarray(self.neighbors[start:stop])[mask].astype(np.int64)
+        return found
+
     # -- build ---------------------------------------------------------------------------------------------------
 
     @classmethod
