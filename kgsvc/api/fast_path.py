@@ -19,14 +19,13 @@ no ``root_path``; an app configured with any of them serves every request throug
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
-
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from kgsvc.api.errors import handler_for
 from kgsvc.api.protocol import answer_query, endpoint
+from kgsvc.api.query_string import unquote_plus
 
 __all__ = ["KgsvcApp", "sparql_dataset"]
 
@@ -66,16 +65,15 @@ class KgsvcApp(FastAPI):
                 scope["app"] = self  # what Starlette sets: the endpoint reads its state from request.app
                 if dataset is not None:
                     scope["path_params"] = {"name": dataset}
-                request = Request(scope, receive)
                 try:
                     if scope["method"] == "GET" and await self._query(scope, send, dataset):
                         return
-                    response = await endpoint(request, dataset)
+                    response = await endpoint(Request(scope, receive), dataset)
                 except Exception as exc:
                     handler = handler_for(exc)
                     if handler is None:
                         raise
-                    response = await handler(request, exc)
+                    response = await handler(Request(scope, receive), exc)
                 await response(scope, receive, send)
                 return
         await super().__call__(scope, receive, send)
@@ -83,16 +81,18 @@ class KgsvcApp(FastAPI):
     async def _query(self, scope: Scope, send: Send, dataset: str | None) -> bool:
         """Answer ``GET ?query=…`` without Starlette's request and response objects; ``False``: not handled.
 
-        Taken when ``query`` is the only parameter, which is what :func:`kgsvc.api.protocol.endpoint` would then
-        do too. Starlette parses the query string the same way (``parse_qsl`` of its Latin-1 decoding).
+        Taken when ``query`` is the only parameter, written as such (``query=…``, no ``&``): anything else goes
+        through :func:`kgsvc.api.protocol.endpoint`. The value is decoded as Starlette decodes it (see
+        :func:`kgsvc.api.query_string.unquote_plus`).
         """
-        params = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
-        if len(params) != 1 or params[0][0] != "query":
+        raw = scope["query_string"]
+        if not raw.startswith(b"query=") or b"&" in raw:
             return False
+        query = unquote_plus(raw[6:])
         state = self.state.kgsvc
         graph = state.dataset_graph(dataset) if dataset is not None else None
         accept = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"accept"), None)
-        content_type, body = await answer_query(state, params[0][1], params, accept, graph)
+        content_type, body = await answer_query(state, query, [("query", query)], accept, graph)
         headers = [(b"content-length", str(len(body)).encode()), (b"content-type", content_type.encode("latin-1"))]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})

@@ -26,9 +26,8 @@ SPARQL does not (an undeclared prefix) is reported by pyoxigraph's parser, as on
 
 from __future__ import annotations
 
-import io
 import re
-from typing import IO, Any, cast
+from typing import IO, cast
 
 from kgsvc.api.negotiation import RESULT_FORMATS
 from kgsvc.api.results import QueryJob
@@ -82,21 +81,24 @@ class _OverBudget(Exception):
     """Raised inside the native serialiser's write callback to stop the evaluation."""
 
 
-class _Buffer(io.RawIOBase):
+class _Buffer:
+    """A binary writer for pyoxigraph's ``serialize``; raises :class:`_OverBudget` past ``budget`` bytes."""
+
+    __slots__ = ("chunks", "left")
+
     def __init__(self, budget: int) -> None:
         self.chunks: list[bytes] = []
         self.left = budget
 
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        chunk = bytes(data)
-        self.left -= len(chunk)
+    def write(self, data: bytes) -> int:
+        self.left -= len(data)
         if self.left < 0:
             raise _OverBudget
-        self.chunks.append(chunk)
-        return len(chunk)
+        self.chunks.append(data)
+        return len(data)
+
+    def flush(self) -> None:
+        pass
 
 
 def answer(store: Store, job: QueryJob) -> tuple[str, bytes] | None:
@@ -115,7 +117,7 @@ def answer(store: Store, job: QueryJob) -> tuple[str, bytes] | None:
         raise TypeError(f"a lookup answered {type(result).__name__}")
     buffer = _Buffer(min(job.max_rows, INLINE_MAX_BYTES))
     try:
-        result.serialize(cast(IO[bytes], buffer), format=_FORMATS[job.media_type])
+        result.serialize(cast("IO[bytes]", buffer), format=_FORMATS[job.media_type])
     except _OverBudget:
         return None
     return job.media_type, b"".join(buffer.chunks)

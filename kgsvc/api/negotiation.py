@@ -7,7 +7,7 @@ format. With no ``Accept`` (or ``*/*``) the first format of each table is used: 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from kgsvc.store import QueryResultsFormat, RdfFormat
 
@@ -23,7 +23,7 @@ class Format:
     aliases: tuple[str, ...]
     names: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def content_type(self) -> str:
         return f"{self.media_type}; charset=utf-8" if self.media_type.startswith("text/") else self.media_type
 

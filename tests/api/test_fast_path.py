@@ -116,6 +116,7 @@ def test_every_request_shape_is_answered_the_same(switched: Served) -> None:
         ("GET", "/sparql", {"params": {"query": SELECT, **graph}}, None),
         ("GET", "/sparql", {"params": {"query": SELECT}}, None),  # union default graph
         ("GET", DATASET, {"params": {"query": SELECT, "format": "csv"}}, None),
+        ("GET", DATASET, {"params": {"query": f'SELECT ?s {{ ?s <{EX}name> "Café + 100% = ☃" }}'}}, None),
         ("POST", DATASET, {"data": {"query": SELECT}}, None),
         (
             "POST",

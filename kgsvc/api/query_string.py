@@ -1,0 +1,35 @@
+"""Percent-decoding of URL query strings, at C speed for the common case.
+
+A SPARQL ``GET`` carries the whole query percent-encoded in the URL; ``urllib.parse.unquote_plus`` decodes it in
+Python, one escape at a time (~6 µs for a 150-character lookup, a tenth of the lookup itself). The standard
+library has a C decoder of a near relative of percent-encoding, quoted-printable (``=XX``; ``binascii.a2b_qp``).
+:func:`unquote_plus` uses it after turning ``%`` into ``=`` whenever that gives the same text, and falls back to
+``urllib`` otherwise, so its result is always ``urllib.parse.unquote_plus``'s.
+"""
+
+from __future__ import annotations
+
+import binascii
+import urllib.parse
+
+__all__ = ["unquote_plus"]
+
+
+def unquote_plus(raw: bytes) -> str:
+    """``urllib.parse.unquote_plus(raw.decode("latin-1"))``: ``+`` is a space, ``%XX`` a UTF-8 byte. O(len(raw)).
+
+    The fast path needs what makes quoted-printable decoding equal percent-decoding after ``%`` → ``=``: ASCII
+    input (``urllib`` keeps other bytes as Latin-1 characters), no ``=`` of its own and no ``%`` before a line
+    break or at the end (quoted-printable gives those a meaning). An invalid escape such as ``%zz`` comes out of
+    the C decoder as ``=zz``, so any ``=`` left in its output sends the input to ``urllib`` as well.
+
+    >>> unquote_plus(b"SELECT+%3Fo+WHERE+%7B+%3Chttp%3A%2F%2Fe%2Fa%3E+%3Fp+%3Fo+%7D")
+    'SELECT ?o WHERE { <http://e/a> ?p ?o }'
+    >>> unquote_plus(b"100%25+%zz"), unquote_plus(b"caf%C3%A9%")
+    ('100% %zz', 'café%')
+    """
+    if raw.isascii() and b"=" not in raw and b"%\r" not in raw and b"%\n" not in raw and not raw.endswith(b"%"):
+        decoded = binascii.a2b_qp(raw.replace(b"+", b" ").replace(b"%", b"="))
+        if b"=" not in decoded:
+            return decoded.decode("utf-8", "replace")
+    return urllib.parse.unquote_plus(raw.decode("latin-1"))
