@@ -76,8 +76,15 @@ def _load(path: Path) -> Any:
                 )
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
 
-            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+            bars_were_on = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # "Loading weights" in server logs
+            try:
+                model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+            finally:
+                if bars_were_on:
+                    hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
             model.max_seq_length = min(MAX_SEQ_LENGTH, model.max_seq_length or MAX_SEQ_LENGTH)
             model.eval()
             _MODELS[path] = model

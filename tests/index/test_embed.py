@@ -48,3 +48,16 @@ def test_bad_input_is_rejected(tmp_path: Path) -> None:
         Embedder(tmp_path).encode(["x"])
     with pytest.raises(ValueError, match="batch_size"):
         Embedder(batch_size=0)
+
+
+def test_loading_prints_no_progress_bar(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    # transformers draws a "Loading weights" bar on stderr; in `kgsvc serve` it lands in the server's log
+    from transformers.utils import logging as hf_logging
+
+    from kgsvc.index import embed
+
+    monkeypatch.setattr(embed, "_MODELS", {})  # load again, in this test
+    capfd.readouterr()
+    assert Embedder().dimension == 384
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()  # the process's own setting is restored
