@@ -197,12 +197,26 @@ def ordered(questions: Sequence[data.Question], sample: str, seed: int) -> list[
 
 def _exemplar_pool(benchmark: str, split: str, scored: int, size: int, sample: str, seed: int) -> list[Exemplar]:
     """Exemplars of questions ``scored .. scored + size`` (in :func:`ordered` order) of every split sharing
-    ``split``'s KB: never the scored ones."""
+    ``split``'s KB: never the scored ones. Logs a warning when ``split`` itself has fewer than ``size`` questions
+    left after the scored ones (its templates then lack exemplars, and pattern accuracy drops with them)."""
     pool: list[Exemplar] = []
     for name, (_, load_questions) in BENCHMARKS[benchmark].items():
         if benchmark == "pq" and name != split:
             continue  # PQ-2H and PQ-3H have different KBs
-        for q in ordered(load_questions(), sample, seed)[scored : scored + size]:
+        questions = ordered(load_questions(), sample, seed)
+        left = questions[scored : scored + size]
+        if name == split and len(left) < size:
+            log.warning(
+                "%s %s has %d questions and %d are scored: %d are left as exemplars of its own templates "
+                "(%d wanted); score fewer questions for a fair measurement",
+                benchmark,
+                split,
+                len(questions),
+                min(scored, len(questions)),
+                len(left),
+                size,
+            )
+        for q in left:
             try:
                 pool.append(gold_exemplar(q, benchmark))
             except ValueError:

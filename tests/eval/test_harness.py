@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections import Counter
 from pathlib import Path
 
@@ -55,3 +56,16 @@ def test_the_sample_is_seeded_random_and_exemplars_are_never_scored() -> None:
     assert not ({ex.question for ex in pool} & {q.text for q in first}) - repeated
     with pytest.raises(ValueError, match="sample must be one of"):
         ordered(questions, "sorted", 0)
+
+
+def test_a_split_scored_whole_warns_that_its_templates_lack_exemplars(caplog: pytest.LogCaptureFixture) -> None:
+    n = len(BENCHMARKS["metaqa"]["1-hop"][1]())
+    with caplog.at_level(logging.WARNING, logger="kgsvc.eval.harness"):
+        _exemplar_pool("metaqa", "1-hop", 200, 600, "random", 0)
+    assert not caplog.records
+    with caplog.at_level(logging.WARNING, logger="kgsvc.eval.harness"):
+        _exemplar_pool("metaqa", "1-hop", n - 100, 600, "random", 0)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"metaqa 1-hop has {n} questions and {n - 100} are scored: 100 are left as exemplars of its own "
+        "templates (600 wanted); score fewer questions for a fair measurement"
+    ]
