@@ -4,7 +4,7 @@ Two servers run the same ASGI app (:func:`kgsvc.api.create_app`):
 
 * **granian** (default): a Rust HTTP server. Requests are parsed and answered in Rust threads outside the GIL,
   so the one Python thread is left to the app; single-pattern lookups, which the endpoint answers inline
-  (:mod:`kgsvc.api.lookup`), then run at 1.2–1.3× uvicorn's rate from 8 clients on (``bench/endpoint.py``,
+  (:mod:`kgsvc.api.lookup`), then run at 1.2–1.5× uvicorn's rate from 8 clients on (``bench/endpoint.py``,
   ``docs/benchmarks.md``); a single client waits a little longer than under uvicorn.
   HTTP/1.1 only, no websockets (kgsvc serves neither HTTP/2 nor websockets).
 * **uvicorn**: the reference ASGI server, for deployments that standardise on it.
