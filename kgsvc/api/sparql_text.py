@@ -21,54 +21,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from kgsvc.errors import QueryError
+from kgsvc.store.sparql_lexer import PROLOGUE as _PROLOGUE
+from kgsvc.store.sparql_lexer import TOKEN as _TOKEN
+from kgsvc.store.sparql_lexer import Token as _Token
+from kgsvc.store.sparql_lexer import block_end as _block_end
+from kgsvc.store.sparql_lexer import split_operations as _split_operations
+from kgsvc.store.sparql_lexer import tokens as _tokens
+from kgsvc.store.sparql_lexer import word_at as _word_at
 
 __all__ = ["find_keyword", "has_dataset_clause", "query_form", "rewrite_update"]
 
-_TOKEN = re.compile(
-    r"""
-      (?P<ws>\s+)
-    | (?P<escape>\\.)
-    | (?P<comment>\#[^\r\n]*)
-    | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-                 |'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*")
-    | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-    | (?P<var>[?$][A-Za-z0-9_]+)
-    | (?P<pname>(?:[A-Za-z](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_\-])?)?:(?P<local>[A-Za-z0-9_:][A-Za-z0-9_:\-]*)?)
-    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<punct>.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
 _UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _FORMS = {"SELECT": "select", "ASK": "ask", "CONSTRUCT": "construct", "DESCRIBE": "describe"}
-_PROLOGUE = {"PREFIX", "BASE", "VERSION"}
-
-
-@dataclass(frozen=True)
-class _Token:
-    kind: str
-    start: int
-    end: int
-    text: str
-
-    @property
-    def upper(self) -> str:
-        return self.text.upper()
-
-
-def _tokens(text: str) -> list[_Token]:
-    """Tokens of ``text`` without white space and comments."""
-    out = []
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind in ("ws", "comment"):
-            continue
-        out.append(_Token(kind or "punct", match.start(), match.end(), match.group()))
-    return out
 
 
 @lru_cache(maxsize=2048)
@@ -146,38 +113,6 @@ def _find_keyword(text: str, keyword: str) -> int | None:
             return position
         position = lowered.find(keyword, position + 1)
     return None
-
-
-def _split_operations(tokens: list[_Token]) -> list[list[_Token]]:
-    operations: list[list[_Token]] = [[]]
-    depth = 0
-    for token in tokens:
-        if token.kind == "punct" and token.text == "{":
-            depth += 1
-        elif token.kind == "punct" and token.text == "}":
-            depth -= 1
-        if depth == 0 and token.kind == "punct" and token.text == ";":
-            operations.append([])
-        else:
-            operations[-1].append(token)
-    return [op for op in operations if op]
-
-
-def _block_end(op: list[_Token], start: int) -> int:
-    """Index in ``op`` of the ``}`` closing the ``{`` at or after ``start``."""
-    depth = 0
-    for i in range(start, len(op)):
-        if op[i].kind == "punct" and op[i].text == "{":
-            depth += 1
-        elif op[i].kind == "punct" and op[i].text == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    raise QueryError("unbalanced braces in the update", kind="syntax")
-
-
-def _word_at(op: list[_Token], i: int) -> str:
-    return op[i].upper if i < len(op) and op[i].kind == "word" else ""
 
 
 def rewrite_update(

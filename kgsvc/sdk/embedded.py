@@ -10,7 +10,7 @@ True
 from __future__ import annotations
 
 import functools
-import re
+import logging
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -31,11 +31,20 @@ from kgsvc.qa.result import Answer
 from kgsvc.qa.service import answerer_for
 from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, RdfTerm, SimilarNode, SparqlResult
 from kgsvc.settings import Settings
-from kgsvc.store import DATASET_GRAPH_PREFIX, RdfFormat, Store, format_from_name, open_store, to_result
+from kgsvc.store import (
+    DATASET_GRAPH_PREFIX,
+    RdfFormat,
+    Store,
+    dataset_of_graph,
+    format_from_name,
+    open_store,
+    to_result,
+)
+from kgsvc.store.graph_scope import update_scope
 
 __all__ = ["KG"]
 
-_GRAPH_MENTION = re.compile(re.escape(DATASET_GRAPH_PREFIX) + r"([A-Za-z0-9][A-Za-z0-9_.-]{0,63})>")
+log = logging.getLogger(__name__)
 
 
 class KG:
@@ -252,26 +261,58 @@ class KG:
     def update(self, update: str) -> list[str]:
         """Run a SPARQL update (all or nothing); returns the datasets whose data changed.
 
-        Dataset graphs are named ``<urn:kgsvc:dataset:NAME>`` in the update text.
+        Dataset graphs are named ``<urn:kgsvc:dataset:NAME>`` in the update text. The datasets an update may
+        change are read from its text (:func:`kgsvc.store.graph_scope.update_scope`); when they cannot be read
+        (``DROP ALL``, ``GRAPH ?g`` in a template, …) every dataset counts. Each of them whose triple count moved,
+        or that an update deleting and inserting may have changed at the same count, gets a dataset-changed
+        event (and so an index build).
+
+        Raises
+        ------
+        DatasetError
+            The update names the graph of a dataset that does not exist: create the dataset first (``kgsvc load``,
+            ``POST /datasets``). Nothing is written.
         """
-        names = {m.group(1) for m in _GRAPH_MENTION.finditer(update)}
-        if DATASET_GRAPH_PREFIX in update and not names:
-            names = {d.name for d in self.catalog.list()}
-        known = [n for n in sorted(names) if self.catalog.exists(n)]
-        before = {n: self.store.count(self.catalog.get(n).graph) for n in known}
+        scope = update_scope(update)
+        unknown = sorted(
+            name for name in map(dataset_of_graph, scope.writes) if name is not None and not self.catalog.exists(name)
+        )
+        if unknown:
+            raise DatasetError(
+                f"unknown dataset {unknown[0]!r}: the update writes its graph <{DATASET_GRAPH_PREFIX}{unknown[0]}>, "
+                "but no dataset of that name exists; create it first (kgsvc load, or POST /datasets)",
+                dataset=unknown[0],
+            )
+        datasets = self.catalog.list()
+        if scope.every_write:
+            names = [d.name for d in datasets]
+        else:
+            names = [d.name for d in datasets if d.graph in scope.writes]
+        before = {n: self.store.count(self.catalog.get(n).graph) for n in names}
         self.store.update(update)
+        if scope.every_write:
+            self._drop_orphan_graphs()
         changed = []
-        for name in known:
+        for name in names:
             after = self.store.count(self.catalog.get(name).graph)
-            if after != before[name]:
+            if after != before[name] or scope.replaces:
                 self.catalog.mark_changed(
                     name,
                     cause="update",
                     triples_added=max(0, after - before[name]),
                     triples_removed=max(0, before[name] - after),
+                    triples=after,
                 )
                 changed.append(name)
         return changed
+
+    def _drop_orphan_graphs(self) -> None:
+        """Remove dataset graphs that an update with variable graphs wrote for datasets that do not exist."""
+        for graph in self.store.graphs():
+            name = dataset_of_graph(graph)
+            if name is not None and not self.catalog.exists(name):
+                log.warning("removing graph <%s>: an update wrote it, but dataset %r does not exist", graph, name)
+                self.store.drop(graph)
 
     def dump(self, dataset: str, *, format: str = "nt") -> bytes:
         """Serialise a dataset's triples (``nt``, ``ttl``, ``rdf``, ``jsonld``, …)."""
