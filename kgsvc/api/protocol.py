@@ -39,7 +39,7 @@ from kgsvc.api.service_description import service_description
 from kgsvc.api.sparql_text import find_keyword, has_dataset_clause, query_form, rewrite_update
 from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import QueryError
-from kgsvc.store import NamedNode
+from kgsvc.store import NamedNode, check_update_syntax
 
 __all__ = ["answer_query", "dataset_sparql", "endpoint", "sparql"]
 
@@ -203,6 +203,8 @@ async def _update(
     if _one(params, "default-graph-uri") is not None or _one(params, "named-graph-uri") is not None:
         raise ApiError(400, "default-graph-uri / named-graph-uri apply to queries; updates take using-graph-uri")
     _refuse_remote(state, update, ("LOAD", "SERVICE"))
+    if graph is not None and not state.settings.allow_remote_sparql:
+        check_update_syntax(update)  # before the rewrite: its errors and positions are the client's text's
     text = rewrite_update(
         update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")
     )

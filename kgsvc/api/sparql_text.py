@@ -127,8 +127,9 @@ def rewrite_update(
     With ``graph``, every operation that addresses the default graph addresses ``<graph>`` instead:
     ``INSERT DATA {X}`` becomes ``WITH <graph> INSERT {X} WHERE {}``, ``DELETE DATA`` and ``DELETE WHERE``
     likewise, ``DELETE/INSERT … WHERE`` gets ``WITH <graph>`` (unless it has its own ``WITH``), and ``DEFAULT`` in
-    ``CLEAR``, ``DROP``, ``ADD``, ``MOVE``, ``COPY`` becomes ``GRAPH <graph>``. ``CLEAR``/``DROP`` ``ALL`` or
-    ``NAMED`` are refused: they would reach other datasets.
+    ``CLEAR``, ``DROP``, ``ADD``, ``MOVE``, ``COPY`` becomes ``GRAPH <graph>`` (``CLEAR``/``DROP DEFAULT`` also get
+    ``SILENT``: the dataset's graph always exists). ``CLEAR``/``DROP`` ``ALL`` or ``NAMED`` are refused: they would
+    reach other datasets.
 
     ``using`` / ``using_named`` (the protocol's ``using-graph-uri`` / ``using-named-graph-uri``) are added to every
     ``DELETE/INSERT … WHERE``; an operation with its own ``USING`` or ``WITH`` is an error (SPARQL 1.1 Protocol §2.2.3).
@@ -184,6 +185,9 @@ def rewrite_update(
             for token in op[i:]:
                 if token.kind == "word" and token.upper == "DEFAULT":
                     edits.append((token.start, token.end, target))
+            if keyword in ("CLEAR", "DROP") and _word_at(op, i + 1) == "DEFAULT":
+                # the dataset's graph is its default graph, which always exists: clearing it cannot fail
+                edits.append((op[i].end, op[i].end, " SILENT"))
             if keyword == "LOAD" and "INTO" not in words:
                 edits.append((op[-1].end, op[-1].end, f" INTO {target}"))
         else:

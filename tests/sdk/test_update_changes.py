@@ -102,7 +102,8 @@ def test_update_of_an_unknown_dataset_graph_is_refused_and_writes_nothing(two: k
     before = _state(two)
     with pytest.raises(DatasetError, match="unknown dataset 'ghost'"):
         two.update(
-            f"INSERT DATA {{ GRAPH {D1} {{ <{EX}n> <{EX}p> 1 }} GRAPH <urn:kgsvc:dataset:ghost> {{ <{EX}n> <{EX}p> 1 }} }}"
+            f"INSERT DATA {{ GRAPH {D1} {{ <{EX}n> <{EX}p> 1 }} "
+            f"GRAPH <urn:kgsvc:dataset:ghost> {{ <{EX}n> <{EX}p> 1 }} }}"
         )
     assert _state(two) == before
     assert "urn:kgsvc:dataset:ghost" not in two.store.graphs()
