@@ -5,7 +5,7 @@ any other ``?graph=`` is not part of the dataset (404), and ``?default`` with ``
 
 * ``GET`` — the graph, in the negotiated RDF format (Turtle by default); 404 for an unknown dataset.
 * ``PUT`` — replace the graph with the body, atomically (:meth:`KG.load` with ``replace=True``);
-  201 when it created the dataset, else 204.
+  201 when it created the dataset, else 204. An empty body is the empty graph (the dataset is emptied).
 * ``POST`` — add the body to the graph (:meth:`KG.load`); 201 when it created the dataset, else 204.
 * ``DELETE`` — remove the graph's triples (the dataset stays; ``DELETE /datasets/NAME`` removes it); 204.
 
@@ -94,6 +94,9 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
         with path.open("wb") as sink:
             async for chunk in request.stream():
                 sink.write(chunk)
+        if path.stat().st_size == 0:  # the empty graph: PUT empties the dataset, POST adds nothing (GSP §5.3, §5.5)
+            await run_in_threadpool(_write_nothing, state, name, replace=replace)
+            return Response(status_code=201 if created else 204)
         try:
             await run_in_threadpool(
                 lambda: state.kg.load(path, dataset=name, format=_FORMAT_NAMES.get(fmt), replace=replace)
@@ -105,3 +108,12 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
         finally:
             state.changed()
     return Response(status_code=201 if created else 204)
+
+
+def _write_nothing(state: ApiState, name: str, *, replace: bool) -> None:
+    try:
+        state.kg.catalog.create(name, exist_ok=True)
+        if replace:
+            state.kg.update(f"CLEAR SILENT GRAPH <{dataset_graph(name).value}>")
+    finally:
+        state.changed()
