@@ -11,12 +11,17 @@ any other ``?graph=`` is not part of the dataset (404), and ``?default`` with ``
 
 Bodies are parsed by the same all-or-nothing loader as files, in the format of their ``Content-Type`` (415 if
 not RDF); a malformed body is a 400 naming the line and column, and changes nothing. Writes need the token.
+A body sent with ``Content-Encoding: gzip`` (or ``x-gzip``) is decompressed as it streams in, up to
+:data:`MAX_DECOMPRESSED_BODY_BYTES` (413 beyond it, so a small "zip bomb" cannot fill the disk); any other coding
+than ``gzip`` or ``identity`` is a 415.
 """
 
 from __future__ import annotations
 
 import tempfile
+import zlib
 from pathlib import Path
+from typing import IO
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -28,7 +33,11 @@ from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import IngestError
 from kgsvc.store import RdfFormat, check_dataset_name, dataset_graph
 
-__all__ = ["graph_store"]
+__all__ = ["MAX_DECOMPRESSED_BODY_BYTES", "graph_store"]
+
+#: Most bytes a gzip-encoded Graph Store body may decompress to (1 GiB). The limit of the decompressed size, not of
+#: the bytes on the wire; an upload-size setting (``KGSVC_MAX_UPLOAD_BYTES``) may replace it.
+MAX_DECOMPRESSED_BODY_BYTES = 1 << 30
 
 _FORMAT_NAMES = {
     RdfFormat.TURTLE: "ttl",
@@ -88,12 +97,16 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
             "(text/turtle, application/n-triples, application/rdf+xml, application/ld+json, application/trig, …)",
             error="UnsupportedMediaType",
         )
+    gzipped = _gzipped(request.headers.get("content-encoding"))
     created = not await run_in_threadpool(state.kg.catalog.exists, name)
     with tempfile.TemporaryDirectory(prefix="kgsvc-gsp-") as folder:
         path = Path(folder) / f"body.{_FORMAT_NAMES.get(fmt, 'ttl')}"
         with path.open("wb") as sink:
-            async for chunk in request.stream():
-                sink.write(chunk)
+            if gzipped:
+                await _write_gunzipped(request, sink)
+            else:
+                async for chunk in request.stream():
+                    sink.write(chunk)
         try:
             await run_in_threadpool(
                 lambda: state.kg.load(path, dataset=name, format=_FORMAT_NAMES.get(fmt), replace=replace)
@@ -105,3 +118,53 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
         finally:
             state.changed()
     return Response(status_code=201 if created else 204)
+
+
+def _gzipped(header: str | None) -> bool:
+    """Whether a ``Content-Encoding`` header asks for gzip; ``None`` / ``identity``: no. Raises a 415 otherwise."""
+    codings = [c.strip().lower() for c in (header or "").split(",") if c.strip()]
+    codings = [c for c in codings if c != "identity"]
+    if not codings:
+        return False
+    if codings in (["gzip"], ["x-gzip"]):
+        return True
+    raise ApiError(
+        415,
+        f"unsupported Content-Encoding {header!r}: expected gzip or identity",
+        error="UnsupportedMediaType",
+    )
+
+
+async def _write_gunzipped(request: Request, sink: IO[bytes]) -> None:
+    """Decompress the gzip body into ``sink`` as it arrives, at most :data:`MAX_DECOMPRESSED_BODY_BYTES`.
+
+    Raises
+    ------
+    ApiError
+        400 for a body that is not gzip or is truncated, 413 when it decompresses to more than the limit.
+    """
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    written = 0
+
+    def put(data: bytes) -> None:
+        nonlocal written
+        written += len(data)
+        if written > MAX_DECOMPRESSED_BODY_BYTES:
+            raise ApiError(
+                413,
+                f"the gzip body decompresses to more than {MAX_DECOMPRESSED_BODY_BYTES:,} bytes",
+                error="PayloadTooLarge",
+            )
+        sink.write(data)
+
+    try:
+        async for chunk in request.stream():
+            pending = chunk
+            while pending and not inflater.eof:
+                # bounded output per step: a tiny chunk that inflates hugely is stopped at the limit
+                put(inflater.decompress(pending, 1 << 20))
+                pending = inflater.unconsumed_tail
+        if not inflater.eof:
+            raise ApiError(400, "the gzip body is truncated (Content-Encoding: gzip)", error="BadRequest")
+    except zlib.error as exc:
+        raise ApiError(400, f"the body is not valid gzip (Content-Encoding: gzip): {exc}", error="BadRequest") from exc
