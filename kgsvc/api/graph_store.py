@@ -11,9 +11,9 @@ any other ``?graph=`` is not part of the dataset (404), and ``?default`` with ``
 
 Bodies are parsed by the same all-or-nothing loader as files, in the format of their ``Content-Type`` (415 if
 not RDF); a malformed body is a 400 naming the line and column, and changes nothing. Writes need the token.
-A body sent with ``Content-Encoding: gzip`` (or ``x-gzip``) is decompressed as it streams in, up to
-:data:`MAX_DECOMPRESSED_BODY_BYTES` (413 beyond it, so a small "zip bomb" cannot fill the disk); any other coding
-than ``gzip`` or ``identity`` is a 415.
+A body sent with ``Content-Encoding: gzip`` (or ``x-gzip``) is decompressed as it streams in. A body, decompressed,
+may hold at most ``Settings.max_upload_bytes`` (``KGSVC_MAX_UPLOAD_BYTES``, 1 GiB; 413 beyond it, so a small
+"zip bomb" cannot fill the disk); any other coding than ``gzip`` or ``identity`` is a 415.
 """
 
 from __future__ import annotations
@@ -33,11 +33,7 @@ from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import IngestError
 from kgsvc.store import RdfFormat, check_dataset_name, dataset_graph
 
-__all__ = ["MAX_DECOMPRESSED_BODY_BYTES", "graph_store"]
-
-#: Most bytes a gzip-encoded Graph Store body may decompress to (1 GiB). The limit of the decompressed size, not of
-#: the bytes on the wire; an upload-size setting (``KGSVC_MAX_UPLOAD_BYTES``) may replace it.
-MAX_DECOMPRESSED_BODY_BYTES = 1 << 30
+__all__ = ["graph_store"]
 
 _FORMAT_NAMES = {
     RdfFormat.TURTLE: "ttl",
@@ -102,11 +98,7 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
     with tempfile.TemporaryDirectory(prefix="kgsvc-gsp-") as folder:
         path = Path(folder) / f"body.{_FORMAT_NAMES.get(fmt, 'ttl')}"
         with path.open("wb") as sink:
-            if gzipped:
-                await _write_gunzipped(request, sink)
-            else:
-                async for chunk in request.stream():
-                    sink.write(chunk)
+            await _write_body(request, sink, gzipped=gzipped, limit=state.settings.max_upload_bytes)
         try:
             await run_in_threadpool(
                 lambda: state.kg.load(path, dataset=name, format=_FORMAT_NAMES.get(fmt), replace=replace)
@@ -135,36 +127,50 @@ def _gzipped(header: str | None) -> bool:
     )
 
 
-async def _write_gunzipped(request: Request, sink: IO[bytes]) -> None:
-    """Decompress the gzip body into ``sink`` as it arrives, at most :data:`MAX_DECOMPRESSED_BODY_BYTES`.
+async def _write_body(request: Request, sink: IO[bytes], *, gzipped: bool, limit: int) -> None:
+    """Write the body into ``sink`` as it arrives, decompressing it when ``gzipped``; at most ``limit`` bytes.
 
     Raises
     ------
     ApiError
-        400 for a body that is not gzip or is truncated, 413 when it decompresses to more than the limit.
+        400 for a body that is not gzip or is truncated, 413 when it holds (decompressed) more than ``limit`` bytes.
     """
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS) if gzipped else None
     written = 0
 
     def put(data: bytes) -> None:
         nonlocal written
         written += len(data)
-        if written > MAX_DECOMPRESSED_BODY_BYTES:
-            raise ApiError(
-                413,
-                f"the gzip body decompresses to more than {MAX_DECOMPRESSED_BODY_BYTES:,} bytes",
-                error="PayloadTooLarge",
-            )
+        if written > limit:
+            what = "the gzip body decompresses to" if gzipped else "the body holds"
+            raise ApiError(413, f"{what} more than {limit:,} bytes (KGSVC_MAX_UPLOAD_BYTES)", error="PayloadTooLarge")
         sink.write(data)
+
+    def inflate(data: bytes) -> None:
+        nonlocal inflater
+        assert inflater is not None
+        step = 1 << 20  # bounded output per call: a tiny chunk that inflates hugely is stopped at the limit
+        while True:
+            if inflater.eof:
+                if not inflater.unused_data and not data:
+                    return
+                data, inflater = inflater.unused_data + data, zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+                continue  # the next member of a multi-member gzip file (as pigz writes)
+            out = inflater.decompress(data, step)
+            put(out)
+            data = inflater.unconsumed_tail
+            if not data and len(out) < step and not inflater.eof:
+                return  # this input is used up and nothing is held back
 
     try:
         async for chunk in request.stream():
-            pending = chunk
-            while pending and not inflater.eof:
-                # bounded output per step: a tiny chunk that inflates hugely is stopped at the limit
-                put(inflater.decompress(pending, 1 << 20))
-                pending = inflater.unconsumed_tail
-        if not inflater.eof:
+            if inflater is None:
+                put(chunk)
+            else:
+                inflate(chunk)
+        if inflater is not None:
+            inflate(b"")
+        if inflater is not None and not inflater.eof:
             raise ApiError(400, "the gzip body is truncated (Content-Encoding: gzip)", error="BadRequest")
     except zlib.error as exc:
         raise ApiError(400, f"the body is not valid gzip (Content-Encoding: gzip): {exc}", error="BadRequest") from exc
