@@ -8,6 +8,7 @@ dispatcher sends tasks by name.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import queue
 import threading
@@ -51,9 +52,10 @@ class Dispatcher(Protocol):
 class InProcessDispatcher:
     """Runs jobs on one background thread, in submission order (so changes to a dataset are serialised).
 
-    The thread is a daemon: a job that ignores :meth:`stop` (stuck in code with no stop check, such as loading a
+    The thread is a daemon, so a job that ignores :meth:`stop` (stuck in code with no stop check, such as loading a
     model) does not keep the process alive once :meth:`close` gave up on it; the next open of the data dir
-    recovers what it left (:mod:`kgsvc.recovery`).
+    recovers what it left (:mod:`kgsvc.recovery`). Unless :meth:`stop` was called, the queued jobs still run to
+    the end when the interpreter exits without :meth:`close` (an ``atexit`` hook waits for them).
 
     Parameters
     ----------
@@ -70,6 +72,11 @@ class InProcessDispatcher:
         self._thread: threading.Thread | None = None
         self._futures: list[Future[Any]] = []
         self._lock = threading.Lock()
+        atexit.register(self._finish_at_exit)
+
+    def _finish_at_exit(self) -> None:
+        if not self._stop.is_set():
+            self.wait()
 
     def _work(self) -> None:
         while (item := self._queue.get()) is not None:
@@ -137,6 +144,7 @@ class InProcessDispatcher:
     def close(self, *, wait: bool = True) -> None:
         """End the job thread after the queued jobs; ``wait=False``: do not wait for it (a job that ignored
         :meth:`stop`)."""
+        atexit.unregister(self._finish_at_exit)
         with self._lock:
             thread, self._thread = self._thread, None
         if thread is not None:

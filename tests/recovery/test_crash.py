@@ -9,6 +9,7 @@ input, after loading the file again) equals the state of an uninterrupted run: s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -202,9 +203,60 @@ def test_serve_killed_mid_index_build(graph_file: Path, uninterrupted: dict[str,
         assert index_contents(kg, "g") == uninterrupted["index"]
 
 
-def test_serve_stops_on_sigterm_mid_build_and_restarts(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """8,000 labels: a build long enough to be stopped mid-way."""
+    return write_graph(tmp_path_factory.mktemp("input") / "big.nt", 8_000)
+
+
+def building(data: Path) -> bool:
+    """Whether an index version of the data dir is ``building`` (read from the SQLite catalog, which WAL lets us
+    read while the process writes it)."""
+    import sqlite3
+
+    if not (data / "kgsvc.db").exists():
+        return False
+    with contextlib.closing(sqlite3.connect(data / "kgsvc.db", timeout=30)) as db:
+        try:
+            return db.execute("SELECT count(*) FROM index_versions WHERE state = 'building'").fetchone()[0] > 0
+        except sqlite3.OperationalError:  # not migrated yet
+            return False
+
+
+def test_load_stops_on_sigterm_mid_build(big_file: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
-    big = write_graph(tmp_path / "big.nt", 8_000)  # 8,000 labels: a build long enough to be stopped mid-way
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kgsvc", "load", str(big_file), "-n", "g"],
+        env=env_for(data, kill_at=None, auto_index=True),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not building(data):
+            assert process.poll() is None, process.communicate()[0]
+            assert time.monotonic() < deadline, "no index build started"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=60)[0]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 143, output
+    assert "interrupted" in output
+    with reopen(data, auto_index=False) as kg:  # LOCK released; the job and the build ended by themselves
+        assert kg.recovery is not None
+        assert_consistent(kg, data)
+        assert kg.catalog.get("g").triples == 16_000
+        (version,) = kg.catalog.index_versions("g")
+        assert version.state == "failed" and (version.error or "").startswith(("Interrupted:", VERSION_INTERRUPTED))
+
+
+def test_serve_stops_on_sigterm_mid_build_and_restarts(big_file: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    big = big_file
     log = tmp_path / "serve.log"
     process, url = start_serve(data, env_for(data, kill_at=None, auto_index=True), log, server="granian")
     try:
