@@ -11,11 +11,13 @@ count (a load killed after its store write, before :meth:`~kgsvc.catalog.Catalog
    staging graph of a replacing load (``urn:kgsvc:staging:…``) that never got swapped in. Index folders
    ``index_dir/NAME/vN`` that no ``building``/``complete`` row owns are deleted too.
 2. **Dead jobs.** A ``running`` job whose owner process (:mod:`kgsvc.liveness`) is provably dead ends ``failed``
-   with ``"interrupted: the process running it stopped"``. Rows of other hosts are left alone (a Celery worker
-   elsewhere may be running them; Celery redelivers the task of a lost worker, ``task_acks_late``, and the
-   re-run sets the row running again). In the purely embedded mode (embedded store, no broker, SQLite in the data
-   dir) this process holds the store's ``LOCK``, so every ``running`` or ``pending`` row of another process is
-   dead (its in-memory queue died with it), whatever its owner says.
+   with ``"interrupted: the process running it stopped"``. A dead ingest job that was a bulk load into an empty
+   dataset and had not put all its triples in the store (:data:`ROLLBACK_ON_CRASH`) has the dataset's graph
+   dropped again, as the loader does for a rejected file: the load is all or nothing across a crash too. Rows of
+   other hosts are left alone (a Celery worker elsewhere may be running them; Celery redelivers the task of a lost
+   worker, ``task_acks_late``, and the re-run sets the row running again). In the purely embedded mode (embedded
+   store, no broker, SQLite in the data dir) this process holds the store's ``LOCK``, so every ``running`` or
+   ``pending`` row of another process is dead (its in-memory queue died with it), whatever its owner says.
 3. **Dead index builds.** A ``building`` version whose owner is provably dead (same rules) ends ``failed`` with
    ``"interrupted: …"`` and its folder is deleted; the previous complete version keeps serving.
 4. **Counts.** The catalog's triple count of a dataset follows the store: when they differ the count is set,
@@ -30,8 +32,10 @@ count (a load killed after its store write, before :meth:`~kgsvc.catalog.Catalog
    error is on the version row; it would fail again).
 
 After a crash, recovery + the queued build reach the state of an uninterrupted run, except for a load killed
-before its triples were all in the store: its job is ``failed`` as interrupted and the dataset holds what the
-store had ingested (counted exactly); loading the file again completes it (RDF set semantics).
+before its triples were all in the store: its job is ``failed`` as interrupted and the dataset is as before the
+load (empty dataset, bulk path: rolled back) or holds what the store had ingested (a non-empty dataset: the bulk
+path validated the whole file first, then streamed it; counted exactly); loading the file again completes it
+(RDF set semantics).
 
 A load and its catalog record are not one transaction (the store and the metadata database are two systems):
 recovery makes them agree, as above.
@@ -62,6 +66,7 @@ __all__ = [
     "JOB_INTERRUPTED",
     "JOB_NEVER_RAN",
     "MARKER",
+    "ROLLBACK_ON_CRASH",
     "RecoveryReport",
     "STAGING_GRAPH_PREFIX",
     "VERSION_INTERRUPTED",
@@ -77,6 +82,9 @@ JOB_INTERRUPTED = "interrupted: the process running it stopped"
 JOB_NEVER_RAN = "interrupted: the process that queued it stopped before it ran"
 #: The error of an index version whose process died while it was building.
 VERSION_INTERRUPTED = "interrupted: the process building it stopped"
+#: Key of an ingest job's ``counts``: true while a bulk load into an empty dataset has not put all its triples in the
+#: store (:meth:`kgsvc.KG.load`); recovery then drops the dataset's graph, as the loader does for a rejected file.
+ROLLBACK_ON_CRASH = "rollback_on_crash"
 #: Graphs a replacing load fills before it swaps them in (:meth:`kgsvc.KG.load`); one left in the store is orphaned.
 STAGING_GRAPH_PREFIX = "urn:kgsvc:staging:"
 #: The file in the data dir that says a process has the data dir open; removed by a clean :meth:`KG.close`.
@@ -99,17 +107,24 @@ class RecoveryReport:
     versions_failed: list[tuple[str, int]] = field(default_factory=list)
     #: Datasets whose index build was queued to resume an interrupted one.
     builds_queued: list[str] = field(default_factory=list)
+    #: Datasets whose interrupted bulk load into an empty graph was rolled back (the graph dropped again).
+    rolled_back: list[str] = field(default_factory=list)
     #: Orphaned files and folders deleted, and their bytes.
     orphans_deleted: int = 0
     orphan_bytes: int = 0
-    #: Triples of orphaned staging graphs dropped (a replacing load killed before its swap).
+    #: Triples dropped: orphaned staging graphs (a replacing load killed before its swap) and rolled-back loads.
     orphan_triples: int = 0
 
     @property
     def changed(self) -> bool:
         """Whether recovery changed anything."""
         return bool(
-            self.counts_fixed or self.jobs_failed or self.versions_failed or self.builds_queued or self.orphans_deleted
+            self.counts_fixed
+            or self.jobs_failed
+            or self.versions_failed
+            or self.builds_queued
+            or self.orphans_deleted
+            or self.rolled_back
         )
 
 
@@ -167,6 +182,7 @@ def _fail_dead_jobs(catalog: Catalog, settings: Settings, purely_embedded: bool,
     """End the jobs of dead processes ``failed``; return the datasets they were about."""
     suffix = " (the task queue retries it if it still holds the task)" if settings.broker_url else ""
     datasets: set[str] = set()
+    rollback: list[tuple[str, str]] = []
     with catalog.sessions.begin() as session:
         rows = session.scalars(select(Job).where(Job.state.in_((JobState.RUNNING, JobState.PENDING))))
         for job in rows:
@@ -180,6 +196,12 @@ def _fail_dead_jobs(catalog: Catalog, settings: Settings, purely_embedded: bool,
             report.jobs_failed.append(job.id)
             if job.dataset is not None and job.kind == "ingest":
                 datasets.add(job.dataset.name)
+                if ran and (job.counts or {}).get(ROLLBACK_ON_CRASH):
+                    rollback.append((job.dataset.name, job.dataset.graph_iri))
+    for name, graph in rollback:
+        report.orphan_triples += catalog.store.count(graph)
+        catalog.store.drop(graph)
+        report.rolled_back.append(name)
     return datasets
 
 
@@ -318,13 +340,15 @@ def recover(
     if report.changed:
         log.warning(
             "recovered %s: %d count(s) corrected %s, %d interrupted job(s) failed, %d interrupted index version(s) "
-            "removed, %d build(s) resumed, %d orphaned file(s) deleted (%d bytes)",
+            "removed, %d build(s) resumed, %d load(s) rolled back %s, %d orphaned file(s) deleted (%d bytes)",
             settings.data_dir,
             len(report.counts_fixed),
             report.counts_fixed,
             len(report.jobs_failed),
             len(report.versions_failed),
             len(report.builds_queued),
+            len(report.rolled_back),
+            report.rolled_back,
             report.orphans_deleted,
             report.orphan_bytes,
         )

@@ -196,7 +196,13 @@ class KG:
             if progress is not None:
                 progress(done, total)
 
+        # the bulk path into an empty dataset is not one transaction: should this process die before the file is all
+        # in the store, startup recovery drops the graph again, as the loader does for a rejected file
+        rollback = not replace and info.triples == 0 and path.is_file()
+        rollback = rollback and path.stat().st_size > self.settings.bulk_threshold_bytes
         with self.catalog.running(job) as update:
+            if rollback:
+                update(counts={recovery.ROLLBACK_ON_CRASH: True})
             try:
                 report = load_file(
                     self.store,
@@ -208,6 +214,8 @@ class KG:
                     bulk_threshold=self.settings.bulk_threshold_bytes,
                     progress=checked,
                 )
+                if rollback:  # all in the store: from here recovery keeps it and counts it
+                    update(counts={recovery.ROLLBACK_ON_CRASH: False})
                 if replace:
                     removed = self.store.count(info.graph)
                     self.store.update(

@@ -118,10 +118,11 @@ def test_load_killed_during_a_bulk_load(
         assert (job.state, job.error) == ("failed", JOB_INTERRUPTED)
         assert_consistent(kg, data)
         if point == "load-stored":  # the triples were all in the store: the catalog now counts them
-            assert report.counts_fixed == {"g": (0, uninterrupted["triples"])}
+            assert report.counts_fixed == {"g": (0, uninterrupted["triples"])} and report.rolled_back == []
             info = kg.catalog.get("g")
             assert (info.triples, info.store_version) == (uninterrupted["triples"], 1)
-        else:  # killed before its data was ingested: loading the file again completes it
+        else:  # killed before its data was all in the store: rolled back, and loading the file again completes it
+            assert report.rolled_back == ["g"] and kg.store.count("urn:kgsvc:dataset:g") == 0
             kg.load(graph_file, dataset="g")
             assert kg.catalog.get("g").triples == uninterrupted["triples"]
         assert_consistent(kg, data)

@@ -17,7 +17,7 @@ from sqlalchemy import update
 import kgsvc
 from kgsvc.db import IndexVersion, Job
 from kgsvc.liveness import owner_state, process_owner
-from kgsvc.recovery import JOB_INTERRUPTED, JOB_NEVER_RAN, MARKER, VERSION_INTERRUPTED
+from kgsvc.recovery import JOB_INTERRUPTED, JOB_NEVER_RAN, MARKER, ROLLBACK_ON_CRASH, VERSION_INTERRUPTED
 from kgsvc.settings import Settings
 
 
@@ -77,6 +77,27 @@ def test_embedded_mode_fails_every_left_over_job_and_build(tmp_path: Path) -> No
         assert not list((data / "store").glob("bulk-*"))
         assert report.orphans_deleted == 3 and report.orphan_bytes >= 4096 + 1000
         assert report.counts_fixed == {}  # the ingest job's dataset was counted: it agreed
+
+
+def test_an_interrupted_bulk_load_into_an_empty_dataset_is_rolled_back(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    settings = Settings(data_dir=data, auto_index=False)
+    with kgsvc.KG.open(settings=settings) as kg:
+        kg.load(kgsvc.sample_path(), dataset="kept")
+        kg.catalog.create("half")
+        # what a load killed half-way through the bulk path leaves: part of the file in the store, the job running
+        kg.store.update("INSERT DATA { GRAPH <urn:kgsvc:dataset:half> { <urn:x:s> <urn:x:p> <urn:x:o> } }")
+        half = kg.catalog.create_job("ingest", dataset="half")
+        kg.catalog.update_job(half, state="running", counts={ROLLBACK_ON_CRASH: True})
+        done = kg.catalog.create_job("ingest", dataset="kept")  # all in the store before it died: kept
+        kg.catalog.update_job(done, state="running", counts={ROLLBACK_ON_CRASH: False})
+        for job in (half, done):
+            set_owner(kg, Job, dead_owner(), id=job)
+    with kgsvc.KG.open(settings=settings) as kg:
+        assert kg.recovery is not None and kg.recovery.rolled_back == ["half"]
+        assert kg.store.count("urn:kgsvc:dataset:half") == 0 and kg.catalog.get("half").triples == 0
+        assert kg.store.count("urn:kgsvc:dataset:kept") == kg.catalog.get("kept").triples == 615
+        assert {kg.job(half).state, kg.job(done).state} == {"failed"}
 
 
 def test_unclean_close_counts_every_dataset_and_drops_staging_graphs(tmp_path: Path) -> None:
