@@ -99,7 +99,14 @@ class KG:
         if settings.auto_index:
             catalog.subscribe(kg._schedule_index)
         faults.arm(store.path if isinstance(store, EmbeddedStore) else None)
-        kg.recovery = recovery.recover(catalog, settings, queue_build=kg._queue_build if settings.auto_index else None)
+        try:
+            kg.recovery = recovery.recover(
+                catalog, settings, queue_build=kg._queue_build if settings.auto_index else None
+            )
+        except BaseException:  # release the store's LOCK; the marker stays, so the next open recovers again
+            kg.stop()
+            kg._release(keep_marker=True)
+            raise
         return kg
 
     def _queue_build(self, dataset: str) -> None:
@@ -140,7 +147,7 @@ class KG:
         finally:
             self._release()
 
-    def _release(self) -> None:
+    def _release(self, *, keep_marker: bool = False) -> None:
         self.dispatcher.close(wait=not self._abandoned)
         self._drop_indexes()
         if self._abandoned:  # the job may still use the store: no close, and the marker stays for recovery
@@ -149,7 +156,8 @@ class KG:
             return
         self.store.close()
         self.catalog.sessions.kw["bind"].dispose()
-        recovery.close_marker(self.settings, self.store)
+        if not keep_marker:
+            recovery.close_marker(self.settings, self.store)
 
     def __enter__(self) -> KG:
         return self
