@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kgsvc import jobs
+from kgsvc import faults, interrupt, jobs, recovery
 from kgsvc.catalog import Catalog, DatasetChanged
 from kgsvc.db import open_database
 from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
-from kgsvc.errors import DatasetError, IndexError_, LinkError
+from kgsvc.errors import DatasetError, IndexError_, Interrupted, LinkError
 from kgsvc.gnn import artifacts
 from kgsvc.index.build import GNN_FOLDER, build_index, remove_dataset_indexes
 from kgsvc.index.dataset_index import DatasetIndex, open_index
@@ -33,6 +33,7 @@ from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, RdfTer
 from kgsvc.settings import Settings
 from kgsvc.store import (
     DATASET_GRAPH_PREFIX,
+    EmbeddedStore,
     RdfFormat,
     Store,
     dataset_of_graph,
@@ -59,7 +60,11 @@ class KG:
         self.settings = settings
         self.store = store
         self.catalog = catalog
-        self.dispatcher: Dispatcher = dispatcher or InProcessDispatcher(self._job_registry())
+        self._stop = threading.Event()
+        self._abandoned = False
+        self.dispatcher: Dispatcher = dispatcher or InProcessDispatcher(self._job_registry(), stop_event=self._stop)
+        #: What startup recovery found and did when :meth:`open` opened the data dir (:mod:`kgsvc.recovery`).
+        self.recovery: recovery.RecoveryReport | None = None
         self._indexes: dict[str, DatasetIndex] = {}
         self._indexes_lock = threading.Lock()
 
@@ -75,7 +80,10 @@ class KG:
     def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None) -> KG:
         """Open (creating if needed) the data dir: store, migrated metadata database, index folder.
 
-        ``data_dir`` overrides ``settings.data_dir``; settings default to the ``KGSVC_*`` environment.
+        ``data_dir`` overrides ``settings.data_dir``; settings default to the ``KGSVC_*`` environment. A data dir
+        left by a process that died is recovered first (:func:`kgsvc.recovery.recover`; the report is
+        :attr:`recovery`): counts follow the store, dead jobs and builds end failed, orphaned files are deleted, and
+        with ``auto_index`` the stale indexes get a build queued.
         """
         settings = settings or Settings()
         if data_dir is not None:
@@ -89,23 +97,73 @@ class KG:
         kg = cls(settings, store, catalog, dispatcher)
         if settings.auto_index:
             catalog.subscribe(kg._schedule_index)
+        faults.arm(store.path if isinstance(store, EmbeddedStore) else None)
+        try:
+            kg.recovery = recovery.recover(
+                catalog, settings, queue_build=kg._queue_build if settings.auto_index else None
+            )
+        except BaseException:  # release the store's LOCK; the marker stays, so the next open recovers again
+            kg.stop()
+            kg._release(keep_marker=True)
+            raise
         return kg
+
+    def _queue_build(self, dataset: str) -> None:
+        self.dispatcher.submit("kgsvc.build_index", dataset=dataset, store_version=None)
 
     def _schedule_index(self, event: DatasetChanged) -> None:
         """The auto-index listener: queue ``kgsvc.build_index`` for the changed dataset and its data version."""
         self.dispatcher.submit("kgsvc.build_index", dataset=event.dataset, store_version=event.store_version)
 
+    def stop(self, timeout: float | None = 5.0) -> bool:
+        """Stop the work in progress for a quick, clean :meth:`close` (``kgsvc serve`` and the CLI on SIGTERM).
+
+        Queued jobs are dropped, and the running job stops at its next safe point (:mod:`kgsvc.interrupt`: between
+        index build stages and embedding batches, between chunks of a load), failing the way a rejected input
+        fails. Waits up to ``timeout`` seconds for it and returns whether it stopped. A job that did not (stuck in
+        code with no stop check, such as loading a model) is abandoned: :meth:`close` then releases what it can
+        without waiting for it, and leaves the store to the process's exit (the OS releases its ``LOCK``) and the
+        data dir to the next :meth:`open`'s recovery. What is dropped is picked up by that open too: stale
+        indexes are rebuilt, never-started load jobs end failed.
+        """
+        self._stop.set()
+        stopped = self.dispatcher.stop(timeout)
+        self._abandoned = self._abandoned or not stopped
+        return stopped
+
     def close(self) -> None:
-        self.dispatcher.wait()
-        self.dispatcher.close()
+        """Wait for the jobs submitted in this process, then release everything (the store's ``LOCK`` too).
+
+        Interrupted while waiting (SIGTERM in the CLI), it stops the running job (:meth:`stop`), closes all the
+        same, and re-raises.
+        """
+        try:
+            if not self._abandoned:
+                self.dispatcher.wait()
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            self._release()
+
+    def _release(self, *, keep_marker: bool = False) -> None:
+        self.dispatcher.close(wait=not self._abandoned)
         self._drop_indexes()
+        if self._abandoned:  # the job may still use the store: no close, and the marker stays for recovery
+            log.warning("closing %s with a job that did not stop; the next open recovers", self.settings.data_dir)
+            self.catalog.sessions.kw["bind"].dispose()
+            return
         self.store.close()
         self.catalog.sessions.kw["bind"].dispose()
+        if not keep_marker:
+            recovery.close_marker(self.settings, self.store)
 
     def __enter__(self) -> KG:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        if exc_type is not None and issubclass(exc_type, Interrupted | KeyboardInterrupt):
+            self.stop()
         self.close()
 
     # -- data -------------------------------------------------------------------------------------------------
@@ -137,9 +195,21 @@ class KG:
         info = self.catalog.create(dataset, base_iri=base_iri, exist_ok=True)
         entity_base = info.base_iri or base_iri or f"https://kgsvc.local/{dataset}/"
         job = job_id or self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
-        target = f"urn:kgsvc:staging:{uuid.uuid4().hex}" if replace else info.graph
+        target = f"{recovery.STAGING_GRAPH_PREFIX}{uuid.uuid4().hex}" if replace else info.graph
         removed = 0
+
+        def checked(done: int, total: int | None) -> None:
+            interrupt.check(f"the load of {path.name} into {dataset!r}")  # KG.stop: fail like a rejected file
+            if progress is not None:
+                progress(done, total)
+
+        # the bulk path into an empty dataset is not one transaction: should this process die before the file is all
+        # in the store, startup recovery drops the graph again, as the loader does for a rejected file
+        rollback = not replace and info.triples == 0 and path.is_file()
+        rollback = rollback and path.stat().st_size > self.settings.bulk_threshold_bytes
         with self.catalog.running(job) as update:
+            if rollback:
+                update(counts={recovery.ROLLBACK_ON_CRASH: True})
             try:
                 report = load_file(
                     self.store,
@@ -149,8 +219,10 @@ class KG:
                     base_iri=base_iri,
                     entity_base=entity_base,
                     bulk_threshold=self.settings.bulk_threshold_bytes,
-                    progress=progress,
+                    progress=checked,
                 )
+                if rollback:  # all in the store: from here recovery keeps it and counts it
+                    update(counts={recovery.ROLLBACK_ON_CRASH: False})
                 if replace:
                     removed = self.store.count(info.graph)
                     self.store.update(
@@ -159,6 +231,7 @@ class KG:
             finally:
                 if replace:
                     self.store.drop(target)
+            faults.kill_point("load-stored")
             update(counts={"triples_added": report.triples_added, "bytes": report.bytes_read, "bulk": report.bulk})
         version = self.catalog.mark_changed(
             dataset,
