@@ -62,6 +62,7 @@ from kgsvc.qa.candidates import (
 )
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.kinds import classify
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.orient import oriented
@@ -182,6 +183,11 @@ class QuestionAnswerer:
         if not spans:
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
+        kind = classify(question, [(s.start, s.end) for s in spans])
+        if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:
+            from kgsvc.qa.kind_path import answer_kind  # it imports this module
+
+            return answer_kind(self, question, kind, spans, base, timings, started, opts)
 
         t0 = time.perf_counter()
         chosen: _Chosen | None = None
@@ -223,6 +229,7 @@ class QuestionAnswerer:
             return self._fail(base, timings, started, "matching", reason)
 
         t0 = time.perf_counter()
+        matched = _own_matches(matched)
         evidence = [self._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
         matches = [m for m, _ in matched]
         anchors = {m.node_map[v] for m, shape in matched for v in shape.anchors} if opts.node_reuse else set()
@@ -617,6 +624,15 @@ def _template(labels: Sequence[str]) -> str:
     if len(shown) == 1:
         return f"{shown[0]}."
     return f"{', '.join(shown[:-1])} and {shown[-1]}."
+
+
+def _own_matches(matched: list[tuple[Match, _Chosen]]) -> list[tuple[Match, _Chosen]]:
+    """The matches of the chosen pattern itself: those using the relations of the best match (GSD relaxation lets
+    the matcher fill ``k`` with other relations' triples — "who directed X" would list X's actors too)."""
+    if not matched:
+        return matched
+    relations = frozenset(t[1] for t in matched[0][0].triples)
+    return [(m, s) for m, s in matched if frozenset(t[1] for t in m.triples) == relations]
 
 
 def _rank_answers(matches: Sequence[Match], graph: QAGraph, *, exclude: Collection[int]) -> list[AnswerTerm]:
