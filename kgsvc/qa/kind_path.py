@@ -116,6 +116,7 @@ def answer_kind(
     """
     if kind.constant is not None:  # the number is compared by value, not linked as a node
         spans = [s for s in spans if constants(s.text) != [s.text.strip()]]
+    spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s)]
     path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts)
     try:
         if not spans:
@@ -773,6 +774,25 @@ class _KindPath:
             return any(self.types(n) & target_types for n in sample) or bool(ends & targets)
         literal = {self.term(t).startswith('"') for t in targets}
         return any(self.term(n).startswith('"') in literal for n in sample)
+
+
+def _a_word(qa: QuestionAnswerer, question: str, span: LinkedSpan) -> bool:
+    """A lower-case span that links only literals ("born" → the family name "Born") is a word, not a mention."""
+    text = question[span.start : span.end]
+    literal = all(qa.graph.node_terms[n].startswith('"') for n, _, _ in span.nodes)
+    return literal and text == text.lower() and not constants(text)
+
+
+def _best_first(qa: QuestionAnswerer, span: LinkedSpan) -> LinkedSpan:
+    """The span with its equally close nodes ordered by degree, most first: of two nodes named "Albert Einstein"
+    the one the graph says things about, not a bare ``owl:sameAs`` target."""
+    if not span.nodes:
+        return span
+    best = min(d for _, _, d in span.nodes)
+    close = [n for n in span.nodes if n[2] <= best + 1e-9]
+    rest = [n for n in span.nodes if n[2] > best + 1e-9]
+    close.sort(key=lambda n: -qa.graph.snapshot.degree(n[0]))
+    return dataclasses.replace(span, nodes=(*close, *rest))
 
 
 def _names(labels: Sequence[str]) -> str:
