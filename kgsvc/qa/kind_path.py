@@ -52,7 +52,7 @@ from kgsvc.qa.aggregate import (
     pick_attribute,
 )
 from kgsvc.qa.candidates import CandidatePattern, candidate_pattern
-from kgsvc.qa.kinds import QuestionKind, constants
+from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.rank import RankedCandidate
@@ -63,10 +63,12 @@ from kgsvc.retrieval.result import Match
 if TYPE_CHECKING:
     from kgsvc.qa.pipeline import QuestionAnswerer, _Chosen
 
-__all__ = ["MAX_EVIDENCE", "answer_kind", "candidate_ends"]
+__all__ = ["MAX_EVIDENCE", "SELECT_TOP", "answer_kind", "candidate_ends"]
 
 #: Most evidence subgraphs matched for a count, an ordering or a filter.
 MAX_EVIDENCE = 1000
+#: Ranked candidates weighed for a count, an ordering or a filter (by rank, type fit and attribute).
+SELECT_TOP = 8
 _RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 _XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 _NOT_SUPPORTED = "this kind of question is not supported"
@@ -147,6 +149,7 @@ class _KindPath:
     started: float
     opts: QAOptions
     t0: float = dataclasses.field(default_factory=time.perf_counter)
+    _type_relations: list[int] | None = None
 
     # -- shared --------------------------------------------------------------------------------------------------
 
@@ -259,40 +262,75 @@ class _KindPath:
         return [j for j, t in enumerate(self.graph.relation_terms) if t.strip("<>") in LABEL_PREDICATES]
 
     def types(self, node: int) -> set[int]:
-        relations = [j for j, t in enumerate(self.graph.relation_terms) if t == _RDF_TYPE]
+        if self._type_relations is None:
+            self._type_relations = [j for j, t in enumerate(self.graph.relation_terms) if t == _RDF_TYPE]
+        relations = self._type_relations
         out: set[int] = set()
         for r in relations:
             out.update(self.graph.snapshot.neighbors_via(node, r, outgoing=True).tolist())
         return out
 
     def attribute_text(self) -> str:
-        masked = self.kind.words
-        for s in sorted(self.spans, key=lambda s: -s.start):
-            masked = masked.replace(s.text, " ")
+        """The cue's hint and the words around the cue (:func:`~kgsvc.qa.kinds.cue_window`)."""
+        window = cue_window(self.question, self.kind, [(s.start, s.end) for s in self.spans])
         hint = self.kind.cue.hint if self.kind.cue is not None else ""
-        return " ".join(f"{hint} {masked}".split())
+        return " ".join(f"{hint} {window}".split())
 
     # -- count ---------------------------------------------------------------------------------------------------
 
     def select(self, text: str, *, want_attribute: bool = False, conjunction: bool = False) -> RankedCandidate:
+        """The candidate that answers: among the ``SELECT_TOP`` best-ranked acceptable ones (a conjunction when
+        asked for; for an attribute, ends that are entities with comparable values), the best by rank score plus
+        the fit of the ends' types to the question's noun plus (``want_attribute``) the best attribute's score."""
         ranked = self.ranked(text, self.spans)
         self.timings["pattern"] = time.perf_counter() - self.t0
-        for r in ranked:
+        scored: list[tuple[float, int, RankedCandidate]] = []
+        for i, r in enumerate(ranked):
+            if len(scored) >= SELECT_TOP:
+                break
             c = r.candidate
             if conjunction and len(c.branches) < 2:
                 continue
+            ends = candidate_ends(self.graph.snapshot, c) - {b.anchor for b in c.branches}
+            if not ends:
+                continue
+            sample = sorted(ends)[:200]
+            bonus = self.type_fit(sample)
             if want_attribute:
-                ends = candidate_ends(self.graph.snapshot, c)
-                if not ends or any(self.term(n).startswith('"') for n in list(ends)[:50]):
+                if any(self.term(n).startswith('"') for n in sample[:50]):
                     continue
-                if not comparable_relations(self.graph.snapshot, self.graph.node_terms, list(ends)[:200]):
+                attributes = comparable_relations(
+                    self.graph.snapshot, self.graph.node_terms, sample, skip=self.skip_relations()
+                )
+                best = pick_attribute(
+                    attributes, len(sample), self.attribute_text(), self.graph.relation_labels, self.graph.embed
+                )
+                if best is None:
                     continue
-            return r
+                bonus += best.score
+            scored.append((r.score + bonus, -i, r))
+        if scored:
+            return max(scored, key=lambda x: (x[0], x[1]))[2]
         if conjunction:
             raise _Refused("no two of the linked entities meet at a common answer")
         if want_attribute:
             raise _Refused("no relation path from the linked entities leads to things with comparable values")
         raise _Refused("no relation path around the linked entities fits the question")
+
+    def type_fit(self, nodes: Sequence[int]) -> float:
+        """Cosine of the question's noun to the label of the commonest ``rdf:type`` of ``nodes`` (0 without)."""
+        if not self.kind.noun:
+            return 0.0
+        counts: dict[int, int] = {}
+        for n in nodes[:100]:
+            for t in self.types(n):
+                counts[t] = counts.get(t, 0) + 1
+        if not counts:
+            return 0.0
+        top = sorted(counts, key=lambda t: -counts[t])[:3]
+        labels = [str(self.graph.node_labels[t]) for t in top]
+        vectors = self.qa.ranker.vectors([self.kind.noun, *labels])
+        return float(max((vectors[1:] @ vectors[0]).tolist()))
 
     def answers_of(self, matched: Sequence[tuple[Match, _Chosen]], exclude: set[int]) -> dict[int, list[float]]:
         stats: dict[int, list[float]] = {}
@@ -524,7 +562,7 @@ class _KindPath:
 
     def compared(self) -> tuple[list[int], Attribute, dict[int, list[tuple[Match, _Chosen]]]]:
         """The best node of each mention (first two), the attribute they share, and each one's value evidence."""
-        nodes = [s.nodes[0][0] for s in self.spans[:2] if s.nodes]
+        nodes = [self.valued(s) for s in self.spans[:2] if s.nodes]
         attributes = comparable_relations(
             self.graph.snapshot, self.graph.node_terms, nodes, skip=self.skip_relations()
         )
@@ -537,6 +575,13 @@ class _KindPath:
         evidence = {i: self.value_matches(i, n, attribute) for i, n in enumerate(nodes)}
         self.timings["match"] = time.perf_counter() - t0
         return nodes, attribute, evidence
+
+    def valued(self, span: LinkedSpan) -> int:
+        """The first node of ``span`` that has a date or number to compare (else its first node)."""
+        for n, _, _ in span.nodes[: self.opts.nodes_per_mention]:
+            if comparable_relations(self.graph.snapshot, self.graph.node_terms, [n], skip=self.skip_relations()):
+                return n
+        return span.nodes[0][0]
 
     def order_choice(self) -> Answer:
         cue = self.kind.cue
@@ -618,7 +663,7 @@ class _KindPath:
         cue, constant = self.kind.cue, self.kind.constant
         if constant is None or not self.spans or not self.spans[0].nodes:
             raise _Refused("a comparison needs two entities, or an entity and a number or date")
-        node = self.spans[0].nodes[0][0]
+        node = self.valued(self.spans[0])
         attributes = comparable_relations(
             self.graph.snapshot, self.graph.node_terms, [node], skip=self.skip_relations()
         )
@@ -785,9 +830,20 @@ def _a_word(qa: QuestionAnswerer, question: str, span: LinkedSpan) -> bool:
 
 def _best_first(qa: QuestionAnswerer, span: LinkedSpan) -> LinkedSpan:
     """The span with its equally close nodes ordered by degree, most first: of two nodes named "Albert Einstein"
-    the one the graph says things about, not a bare ``owl:sameAs`` target."""
+    the one the graph says things about, not a bare ``owl:sameAs`` target. A span that links only literals (not a
+    number) names the entities that hold them ("Arrhenius" → the laureate whose family name it is)."""
     if not span.nodes:
         return span
+    graph = qa.graph
+    if all(graph.node_terms[n].startswith('"') for n, _, _ in span.nodes) and not constants(span.text):
+        holders: dict[int, tuple[int, float, float]] = {}
+        for n, score, distance in span.nodes:
+            start, stop = int(graph.snapshot.indptr[n]), int(graph.snapshot.indptr[n + 1])
+            for m, out in zip(graph.snapshot.neighbors[start:stop].tolist(), graph.snapshot.outgoing[start:stop].tolist(), strict=True):
+                if not out and m not in holders and len(holders) < 20:
+                    holders[m] = (m, score, distance)
+        if holders:
+            span = dataclasses.replace(span, nodes=tuple(holders.values()))
     best = min(d for _, _, d in span.nodes)
     close = [n for n in span.nodes if n[2] <= best + 1e-9]
     rest = [n for n in span.nodes if n[2] > best + 1e-9]

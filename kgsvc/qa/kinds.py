@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CUES", "Cue", "KindName", "QuestionKind", "classify", "constants"]
+__all__ = ["CUES", "Cue", "KindName", "QuestionKind", "classify", "constants", "cue_window"]
 
 KindName = Literal["lookup", "count", "ask", "ordering", "comparison", "unsupported"]
 
@@ -138,6 +138,11 @@ class QuestionKind:
         Lookup: "both X and Y" — the mentions meet at the answer.
     reason : str, optional
         Unsupported: why.
+    cue_at : (int, int), optional
+        Where the cue is in the question: the attribute is read from the words around it.
+    noun : str
+        The words naming what is counted, ranked or filtered ("how many *Nobel laureates*", "the youngest
+        *laureate*"; ``person`` for a "who" question): the answers' ``rdf:type`` should fit it.
     words : str
         The question with the kind's words blanked ("how many" reads "which", a cue becomes spaces), so that the
         mentions keep their character positions: what the relation ranking reads.
@@ -151,6 +156,8 @@ class QuestionKind:
     conjunction: bool = False
     reason: str | None = None
     words: str = ""
+    noun: str = ""
+    cue_at: tuple[int, int] | None = None
 
     @property
     def sparql_form(self) -> str:
@@ -194,6 +201,59 @@ def _blank(question: str, m: re.Match[str], word: str = "") -> str:
     """``question`` with the match replaced by ``word`` padded with spaces: character positions are kept."""
     width = m.end() - m.start()
     return question[: m.start()] + word[:width].ljust(width) + question[m.end() :]
+
+
+_STOP = set(
+    "the a an of in on at by from with for to that which who whom whose what is are was were did do does have has had "
+    "been be and or there ever than as his her their its this these those all any each".split()
+)
+
+
+def _noun(question: str, masked: str, start: int) -> str:
+    """Up to three words from ``start`` on (articles and mentions before the first skipped), stopping at a stop
+    word, a verb-like word or a mention (``#``)."""
+    words = []
+    for token in masked[start:].split():
+        word = token.strip("?,.!;:")
+        if not words and (word in ("the", "a", "an", "all", "of") or set(word) == {"#"}):
+            continue  # an article, or a mention modifying the noun ("how many [Nobel] laureates")
+        if not word.isalpha() or word in _STOP or word.endswith("ed") or word in ("born", "won", "died", "win"):
+            break
+        words.append(word)
+        if len(words) == 3:
+            break
+    return " ".join(words)
+
+
+def _answer_noun(question: str, masked: str, after: int | None = None) -> str:
+    if after is not None and (noun := _noun(question, masked, after)):
+        return noun
+    m = re.match(r"^\s*(?:which|what)\b", masked)
+    if m is not None and (noun := _noun(question, masked, m.end())):
+        return noun
+    return "person" if re.match(r"^\s*(?:who|whom)\b", masked) else ""
+
+
+def cue_window(question: str, kind: QuestionKind, spans: Sequence[tuple[int, int]] = (), width: int = 3) -> str:
+    """The ``width`` words before and after the cue (mentions left out): what names the compared attribute
+    ("who *died most recently*", "was X *born earlier than* Y"); the whole question without a cue.
+
+    >>> cue_window("Among laureates born in Scotland, who died most recently?", classify("Among laureates born in "
+    ...     "Scotland, who died most recently?", [(24, 32)]), [(24, 32)])
+    'who died most recently'
+    """
+    masked = _mask(question, spans)
+    if kind.cue_at is None:
+        return " ".join(w for w in masked.split() if "#" not in w)
+    start, end = kind.cue_at
+    before = [w for w in masked[:start].replace(",", " , ").split() if "#" not in w]
+    after = [w for w in masked[end:].replace(",", " , ").split() if "#" not in w]
+    if "," in before:
+        before = before[len(before) - before[::-1].index(",") :]
+    if "," in after:
+        after = after[: after.index(",")]
+    words = [*before[-width:], question[start:end], *after[:width]]
+    return " ".join(w.strip("?.!") for w in words if w.strip("?.!"))
 
 
 def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKind:
@@ -241,10 +301,13 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         m = _COUNT.search(masked)
         assert m is not None
         words = _blank(question, m, "which")
+        noun = _answer_noun(question, masked, m.end())
         comparative = _find(COMPARATIVES, masked)
         if comparative is not None and values:
-            return QuestionKind("count", cue=comparative[0], constant=values[-1], words=words)
-        return QuestionKind("count", words=words)
+            return QuestionKind(
+                "count", cue=comparative[0], constant=values[-1], words=words, noun=noun, cue_at=comparative[1].span()
+            )
+        return QuestionKind("count", words=words, noun=noun)
     superlative = None if _NOT_SUPERLATIVE.search(masked) else _find(CUES, masked)
     comparative = _find(COMPARATIVES, masked)
     bare = _find(_BARE, masked)
@@ -256,6 +319,7 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
                 cue=cue[0],
                 constant=values[-1] if values and n_mentions < 2 else None,
                 words=_blank(question, cue[1]),
+                cue_at=cue[1].span(),
             )
         if values and n_mentions == 1 and re.search(r"\b(in|on)\s+" + re.escape(values[-1]), masked):
             return QuestionKind("comparison", constant=values[-1], words=question)  # "was X born in 1942?"
@@ -264,15 +328,26 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         return QuestionKind("ask", words=question)
     if alternative and n_mentions >= 2 and (superlative or bare):
         cue, m = superlative or bare  # type: ignore[misc]
-        return QuestionKind("ordering", cue=cue, choice=True, words=_blank(question, m))
+        return QuestionKind("ordering", cue=cue, choice=True, words=_blank(question, m), cue_at=m.span())
     if superlative is not None:
         cue, m = superlative
         limit = 1
         before = masked[: m.start()].split()
         if before and (before[-1] in _NUMBER_WORDS or before[-1].isdigit()):
             limit = _NUMBER_WORDS.get(before[-1]) or int(before[-1])
-        return QuestionKind("ordering", cue=cue, limit=max(limit, 1), words=_blank(question, m))
+        noun = _answer_noun(question, masked, m.end())
+        return QuestionKind(
+            "ordering", cue=cue, limit=max(limit, 1), words=_blank(question, m), noun=noun, cue_at=m.span()
+        )
     if comparative is not None and values:
-        return QuestionKind("lookup", cue=comparative[0], constant=values[-1], words=_blank(question, comparative[1]))
+        noun = _answer_noun(question, masked)
+        return QuestionKind(
+            "lookup",
+            cue=comparative[0],
+            constant=values[-1],
+            words=_blank(question, comparative[1]),
+            noun=noun,
+            cue_at=comparative[1].span(),
+        )
     both = re.search(r"\bboth\b", masked) is not None and n_mentions >= 2
     return QuestionKind("lookup", conjunction=both, words=question)
