@@ -108,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     for kind in total:
         print(f"{kind:<14} {right[kind]}/{total[kind]}")
     n_right, n = sum(right.values()), sum(total.values())
-    print(f"{'all':<14} {n_right}/{n} = {100 * n_right / max(n, 1):.1f} %; wrong type: {wrong_type}; refused: {refused}")
+    print(
+        f"{'all':<14} {n_right}/{n} = {100 * n_right / max(n, 1):.1f} %; wrong type: {wrong_type}; refused: {refused}"
+    )
     return 0
 
 

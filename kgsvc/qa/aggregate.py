@@ -222,7 +222,8 @@ def comparable_relations(
         kinds = [k for _, _, lex, dtype in rows if (k := value_kind(lex, dtype)) is not None]
         if not kinds:
             continue
-        kind: ValueKind = max(("date", "year", "number"), key=kinds.count)  # type: ignore[assignment]
+        order: tuple[ValueKind, ...] = ("date", "year", "number")
+        kind = max(order, key=kinds.count)
         values: dict[int, list[tuple[int, Key]]] = {}
         for item, node, lex, _ in rows:
             key = sort_key(lex, kind)

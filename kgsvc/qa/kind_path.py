@@ -154,6 +154,11 @@ class _KindPath:
     # -- shared --------------------------------------------------------------------------------------------------
 
     @property
+    def words(self) -> str:
+        """What the relation ranking reads: the question with its kind words blanked."""
+        return self.kind.words or self.question
+
+    @property
     def graph(self) -> Any:
         return self.qa.graph
 
@@ -344,7 +349,7 @@ class _KindPath:
     def count(self) -> Answer:
         if self.kind.constant is not None:
             return self.filtered(count=True)
-        ranked = self.select(self.kind.words)
+        ranked = self.select(self.words)
         c = ranked.candidate
         chosen = self.chosen(ranked)
         ends = candidate_ends(self.graph.snapshot, c)
@@ -377,7 +382,7 @@ class _KindPath:
     def lookup(self) -> Answer:
         if self.kind.constant is not None:
             return self.filtered(count=False)
-        ranked = self.select(self.kind.words, conjunction=True)
+        ranked = self.select(self.words, conjunction=True)
         c = ranked.candidate
         chosen = self.chosen(ranked)
         anchors = {b.anchor for b in c.branches}
@@ -414,12 +419,14 @@ class _KindPath:
         ends = candidate_ends(self.graph.snapshot, candidate)
         anchors = {b.anchor for b in candidate.branches}
         items = sorted(ends - anchors)
-        attributes = comparable_relations(
-            self.graph.snapshot, self.graph.node_terms, items, skip=self.skip_relations()
-        )
+        attributes = comparable_relations(self.graph.snapshot, self.graph.node_terms, items, skip=self.skip_relations())
         years = self.kind.constant is not None and len(self.kind.constant) <= 4
         attribute = pick_attribute(
-            attributes, len(items), self.attribute_text(), self.graph.relation_labels, self.graph.embed,
+            attributes,
+            len(items),
+            self.attribute_text(),
+            self.graph.relation_labels,
+            self.graph.embed,
             need_years=years and self.kind.kind != "ordering",
         )
         if attribute is None:
@@ -443,7 +450,7 @@ class _KindPath:
     def filtered(self, *, count: bool) -> Answer:
         cue, constant = self.kind.cue, self.kind.constant
         assert cue is not None and constant is not None
-        ranked = self.select(self.kind.words, want_attribute=True)
+        ranked = self.select(self.words, want_attribute=True)
         c = ranked.candidate
         chosen = self.chosen(ranked)
         attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)
@@ -466,10 +473,10 @@ class _KindPath:
         items = [self.answer_term(n, g, by=v) for n, (g, v) in stats.items()]
         lines, filters = self.lines(c)
         lines.append(f"?answer {self.rterm(attribute.relation)} ?value .")
-        key = attribute.key_sparql("?value", years=years)
+        key_expr = attribute.key_sparql("?value", years=years)
         literal = str(int(bound)) if years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
         operator = ">" if greater else "<"
-        filters.append(f"{key} {operator} {literal}")
+        filters.append(f"{key_expr} {operator} {literal}")
         label = self.graph.relation_labels[attribute.relation]
         kind_fields = {"order_by": label, "operator": operator}
         named = _names([f"{i.label} ({i.ranked_by.label if i.ranked_by else ''})" for i in items])
@@ -483,7 +490,11 @@ class _KindPath:
             text = f"{n}" + (f" ({named})." if items else ".")
             return self.done(
                 self.pattern_graph(extended, sparql, **kind_fields),
-                text=text, answers=answers, items=items, evidence=evidence, complete=complete,
+                text=text,
+                answers=answers,
+                items=items,
+                evidence=evidence,
+                complete=complete,
             )
         sparql = "SELECT DISTINCT ?answer WHERE {\n" + "\n".join(f"  {x}" for x in lines)
         sparql += "".join(f"\n  FILTER({f})" for f in filters) + "\n}"
@@ -493,7 +504,11 @@ class _KindPath:
             text = f"{named}."
         return self.done(
             self.pattern_graph(extended, sparql, **kind_fields),
-            text=text, answers=items, items=items, evidence=evidence, complete=complete,
+            text=text,
+            answers=items,
+            items=items,
+            evidence=evidence,
+            complete=complete,
         )
 
     # -- ordering ------------------------------------------------------------------------------------------------
@@ -501,7 +516,7 @@ class _KindPath:
     def ordering(self) -> Answer:
         cue = self.kind.cue
         assert cue is not None
-        ranked = self.select(self.kind.words, want_attribute=True)
+        ranked = self.select(self.words, want_attribute=True)
         c = ranked.candidate
         chosen = self.chosen(ranked)
         attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)
@@ -529,11 +544,19 @@ class _KindPath:
         label = self.graph.relation_labels[attribute.relation]
         shown = [f"{a.label} ({label} {a.ranked_by.label if a.ranked_by else ''})" for a in answers]
         tie = " (tied)" if len(answers) > limit else ""
-        rest = [f"{a.label} ({a.ranked_by.label if a.ranked_by else ''})" for a in items[len(answers) : len(answers) + 4]]
+        rest = [
+            f"{a.label} ({a.ranked_by.label if a.ranked_by else ''})" for a in items[len(answers) : len(answers) + 4]
+        ]
         text = _names(shown) + tie + (f"; then {', '.join(rest)}" if rest else "") + "."
         keep = {n for n in top}
         evidence = self.evidence(
-            sorted(matched, key=lambda p: (p[0].node_map[value_node - 1] not in keep, order.index(p[0].node_map[value_node - 1]) if p[0].node_map[value_node - 1] in best else len(order)))
+            sorted(
+                matched,
+                key=lambda p: (
+                    p[0].node_map[value_node - 1] not in keep,
+                    order.index(p[0].node_map[value_node - 1]) if p[0].node_map[value_node - 1] in best else len(order),
+                ),
+            )
         )
         return self.done(
             self.pattern_graph(extended, sparql, order_by=label, descending=greater, limit=limit),
@@ -563,12 +586,12 @@ class _KindPath:
     def compared(self) -> tuple[list[int], Attribute, dict[int, list[tuple[Match, _Chosen]]]]:
         """The best node of each mention (first two), the attribute they share, and each one's value evidence."""
         nodes = [self.valued(s) for s in self.spans[:2] if s.nodes]
-        attributes = comparable_relations(
-            self.graph.snapshot, self.graph.node_terms, nodes, skip=self.skip_relations()
-        )
+        attributes = comparable_relations(self.graph.snapshot, self.graph.node_terms, nodes, skip=self.skip_relations())
         shared = [a for a in attributes if all(n in a.values for n in nodes)]
         self.timings["pattern"] = time.perf_counter() - self.t0
-        attribute = pick_attribute(shared, len(nodes), self.attribute_text(), self.graph.relation_labels, self.graph.embed)
+        attribute = pick_attribute(
+            shared, len(nodes), self.attribute_text(), self.graph.relation_labels, self.graph.embed
+        )
         if attribute is None:
             raise _Refused("the compared entities share no date or number to compare")
         t0 = time.perf_counter()
@@ -605,9 +628,13 @@ class _KindPath:
         lines = [f"VALUES ?answer {{ {values} }}", f"?answer {self.rterm(attribute.relation)} ?value ."]
         sparql = order_sparql(lines, attribute, descending=greater, limit=1)
         label = self.graph.relation_labels[attribute.relation]
-        text = _names([a.label for a in top]) + (" (tied)" if len(top) > 1 else "") + ": " + ", ".join(
-            f"{a.label} {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items
-        ) + "."
+        text = (
+            _names([a.label for a in top])
+            + (" (tied)" if len(top) > 1 else "")
+            + ": "
+            + ", ".join(f"{a.label} {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
+            + "."
+        )
         chosen = found[0][0][1] if found[0] else found[1][0][1]
         matched = [p for i in range(len(nodes)) for p in found[i]]
         return self.done(
@@ -643,9 +670,7 @@ class _KindPath:
         filters = [f"{attribute.key_sparql('?a')} {operator} {attribute.key_sparql('?b')}"]
         sparql = ask_sparql(lines, filters=filters)
         label = self.graph.relation_labels[attribute.relation]
-        items = [
-            self.answer_term(nodes[i], m.gsd, by=m.node_map[1]) for i in range(2) for _, m in keys[i]
-        ]
+        items = [self.answer_term(nodes[i], m.gsd, by=m.node_map[1]) for i in range(2) for _, m in keys[i]]
         said = "; ".join(f"{a.label}: {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
         text = f"{'Yes' if truth else 'No'} ({said})."
         chosen = found[0][0][1]
@@ -728,8 +753,10 @@ class _KindPath:
         if len(self.spans) < 2:
             self.spans = [self.spans[0], self.second_mention()]
         spans = self.spans[:2]
-        targets = {0: {n for n, _, _ in spans[1].nodes[: self.opts.nodes_per_mention]},
-                   1: {n for n, _, _ in spans[0].nodes[: self.opts.nodes_per_mention]}}
+        targets = {
+            0: {n for n, _, _ in spans[1].nodes[: self.opts.nodes_per_mention]},
+            1: {n for n, _, _ in spans[0].nodes[: self.opts.nodes_per_mention]},
+        }
         ranked = self.ranked(self.question, spans)
         self.timings["pattern"] = time.perf_counter() - self.t0
         chosen_rank: RankedCandidate | None = None
@@ -766,7 +793,9 @@ class _KindPath:
             names = list(chosen.names)
             names[p.answer] = spans[other].text
             pinned_chosen = dataclasses.replace(
-                chosen, pattern=Pattern(tuple(nodes), p.edges, p.answer), names=names,
+                chosen,
+                pattern=Pattern(tuple(nodes), p.edges, p.answer),
+                names=names,
                 anchors={**chosen.anchors, p.answer: other},
             )
             matched, complete = self.match(pinned_chosen, pinned, self.opts.k, self.relations_of(c))
@@ -839,7 +868,9 @@ def _best_first(qa: QuestionAnswerer, span: LinkedSpan) -> LinkedSpan:
         holders: dict[int, tuple[int, float, float]] = {}
         for n, score, distance in span.nodes:
             start, stop = int(graph.snapshot.indptr[n]), int(graph.snapshot.indptr[n + 1])
-            for m, out in zip(graph.snapshot.neighbors[start:stop].tolist(), graph.snapshot.outgoing[start:stop].tolist(), strict=True):
+            for m, out in zip(
+                graph.snapshot.neighbors[start:stop].tolist(), graph.snapshot.outgoing[start:stop].tolist(), strict=True
+            ):
                 if not out and m not in holders and len(holders) < 20:
                     holders[m] = (m, score, distance)
         if holders:

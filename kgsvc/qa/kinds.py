@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["CUES", "Cue", "KindName", "QuestionKind", "classify", "constants", "cue_window"]
+__all__ = ["CUES", "KIND_SCHEMA", "Cue", "KindName", "QuestionKind", "classify", "constants", "cue_window", "from_spec"]
 
 KindName = Literal["lookup", "count", "ask", "ordering", "comparison", "unsupported"]
 
@@ -100,14 +100,22 @@ _BARE = {
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
 _COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\b|\bthe\s+(?:total\s+)?number\s+of\b|^\s*count\b", re.I)
 _UNSUPPORTED = [
-    (re.compile(r"\b(average|mean|median|sum|total\s+of|in\s+total|percent(?:age)?|ratio|proportion)\b", re.I),
-     "it asks for arithmetic over values (an average, a sum or a share)"),
-    (re.compile(r"\bhow\s+(long\s+ago|much\s+older|much\s+younger|many\s+years)\b", re.I),
-     "it asks for arithmetic on dates"),
-    (re.compile(r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)\s+(?:" + "|".join(CUES) + r")\b", re.I),
-     "it asks for a rank other than the first"),
-    (re.compile(r"\b(?:the\s+)?(most|fewest|least)\s+(?!recent)([a-z]+s)\b", re.I),
-     "it ranks by a count of related things"),
+    (
+        re.compile(r"\b(average|mean|median|sum|total\s+of|in\s+total|percent(?:age)?|ratio|proportion)\b", re.I),
+        "it asks for arithmetic over values (an average, a sum or a share)",
+    ),
+    (
+        re.compile(r"\bhow\s+(long\s+ago|much\s+older|much\s+younger|many\s+years)\b", re.I),
+        "it asks for arithmetic on dates",
+    ),
+    (
+        re.compile(r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)\s+(?:" + "|".join(CUES) + r")\b", re.I),
+        "it asks for a rank other than the first",
+    ),
+    (
+        re.compile(r"\b(?:the\s+)?(most|fewest|least)\s+(?!recent)([a-z]+s)\b", re.I),
+        "it ranks by a count of related things",
+    ),
     (re.compile(r"\b(more|fewer|less)\s+([a-z]+s)\s+than\b", re.I), "it compares counts of related things"),
     (re.compile(r"\b(?:not|never|no\s+one|nobody|except|without)\b", re.I), "it asks for a negation"),
 ]
@@ -212,7 +220,7 @@ _STOP = set(
 def _noun(question: str, masked: str, start: int) -> str:
     """Up to three words from ``start`` on (articles and mentions before the first skipped), stopping at a stop
     word, a verb-like word or a mention (``#``)."""
-    words = []
+    words: list[str] = []
     for token in masked[start:].split():
         word = token.strip("?,.!;:")
         if not words and (word in ("the", "a", "an", "all", "of") or set(word) == {"#"}):
@@ -326,18 +334,20 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         if superlative is not None:
             return QuestionKind("unsupported", reason="it asks whether something is a superlative", words=question)
         return QuestionKind("ask", words=question)
-    if alternative and n_mentions >= 2 and (superlative or bare):
-        cue, m = superlative or bare  # type: ignore[misc]
-        return QuestionKind("ordering", cue=cue, choice=True, words=_blank(question, m), cue_at=m.span())
+    chosen = superlative or bare
+    if alternative and n_mentions >= 2 and chosen is not None:
+        return QuestionKind(
+            "ordering", cue=chosen[0], choice=True, words=_blank(question, chosen[1]), cue_at=chosen[1].span()
+        )
     if superlative is not None:
-        cue, m = superlative
+        found, m = superlative
         limit = 1
         before = masked[: m.start()].split()
         if before and (before[-1] in _NUMBER_WORDS or before[-1].isdigit()):
             limit = _NUMBER_WORDS.get(before[-1]) or int(before[-1])
         noun = _answer_noun(question, masked, m.end())
         return QuestionKind(
-            "ordering", cue=cue, limit=max(limit, 1), words=_blank(question, m), noun=noun, cue_at=m.span()
+            "ordering", cue=found, limit=max(limit, 1), words=_blank(question, m), noun=noun, cue_at=m.span()
         )
     if comparative is not None and values:
         noun = _answer_noun(question, masked)
@@ -351,3 +361,40 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         )
     both = re.search(r"\bboth\b", masked) is not None and n_mentions >= 2
     return QuestionKind("lookup", conjunction=both, words=question)
+
+
+#: The kind fields of an LLM-written pattern's JSON schema (``QuestionAnswerer.pattern_schema`` adds ``order_by``,
+#: an enum of the dataset's relation labels): what the pattern computes over its ``?answer`` bindings.
+KIND_SCHEMA: dict[str, Any] = {
+    "kind": {"type": "string", "enum": ["lookup", "count", "ask", "ordering", "comparison"]},
+    "direction": {"type": "string", "enum": ["ascending", "descending"]},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 10},
+    "operator": {"type": "string", "enum": ["<", ">", "="]},
+    "value": {"type": "string", "pattern": r"^-?\d+(\.\d+)?$|^\d{4}-\d{2}-\d{2}$"},
+}
+
+
+def from_spec(spec: dict[str, Any]) -> QuestionKind:
+    """The :class:`QuestionKind` an LLM pattern declares (:data:`KIND_SCHEMA` fields; ``order_by`` a relation label).
+
+    ``ordering`` ranks by ``order_by`` in ``direction`` (default descending), best ``limit``; ``comparison``
+    compares with ``value`` by ``operator`` (``=`` without a cue); a comparison without a value is unsupported.
+
+    >>> from_spec({"kind": "ordering", "order_by": "birth date", "direction": "ascending"}).cue.hint
+    'birth date'
+    """
+    kind = spec.get("kind", "lookup")
+    hint = str(spec.get("order_by", ""))
+    if kind == "ordering":
+        greater = spec.get("direction", "descending") == "descending"
+        return QuestionKind("ordering", cue=Cue("ordering", greater, greater, hint), limit=int(spec.get("limit", 1)))
+    if kind == "comparison":
+        value = spec.get("value")
+        if value is None:
+            return QuestionKind("unsupported", reason="the pattern compares two values without naming one")
+        operator = spec.get("operator", "=")
+        cue = None if operator == "=" else Cue(operator, operator == ">", operator == ">", hint)
+        return QuestionKind("comparison", cue=cue, constant=str(value))
+    if kind in ("count", "ask"):
+        return QuestionKind(kind)
+    return QuestionKind("lookup")

@@ -62,7 +62,7 @@ from kgsvc.qa.candidates import (
 )
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
-from kgsvc.qa.kinds import classify
+from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.orient import oriented
@@ -101,6 +101,7 @@ class _Chosen:
     score: float | None
     signature: Signature | None = None
     candidate: CandidatePattern | None = None
+    kind_spec: dict[str, Any] | None = None  # the kind an LLM pattern declares (kgsvc.qa.kinds.from_spec)
 
 
 @dataclass
@@ -203,6 +204,10 @@ class QuestionAnswerer:
             inferred = self._inferred_candidates(spans, opts)
             chosen = self._grounded_pattern(question, spans, opts, inferred)
         base["strategy"] = strategy
+        if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
+            from kgsvc.qa.kind_path import answer_kind  # it imports this module
+
+            return answer_kind(self, question, from_spec(chosen.kind_spec), spans, base, timings, started, opts)
         timings["pattern"] = time.perf_counter() - t0
         if chosen is None:
             names = ", ".join(repr(s.text) for s in spans)
@@ -424,9 +429,10 @@ class QuestionAnswerer:
             "required": ["head", "relation", "tail"],
             "additionalProperties": False,
         }
+        kind = {**KIND_SCHEMA, "order_by": {"type": "string", "enum": relations}}
         return {
             "type": "object",
-            "properties": {"triples": {"type": "array", "items": triple, "minItems": 1, "maxItems": 4}},
+            "properties": {"triples": {"type": "array", "items": triple, "minItems": 1, "maxItems": 4}, **kind},
             "required": ["triples"],
             "additionalProperties": False,
         }
@@ -466,7 +472,8 @@ class QuestionAnswerer:
         edges = tuple(PatternEdge(index[h], index[t], r, True) for h, r, t in triples)
         pattern = Pattern(nodes, edges, index["?answer"])
         anchors = {index[n]: mention_of[n] for n in order if not n.startswith("?")}
-        return _Chosen(pattern, order, anchors, "llm", None)
+        spec = {key: raw[key] for key in (*KIND_SCHEMA, "order_by") if key in raw}
+        return _Chosen(pattern, order, anchors, "llm", None, kind_spec=spec or None)
 
     # -- matching ------------------------------------------------------------------------------------------------
 

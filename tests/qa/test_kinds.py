@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 
 import kgsvc
+from kgsvc.llm.base import ScriptedLLM
 from kgsvc.qa.aggregate import sort_key, value_kind
 from kgsvc.qa.kinds import classify
+from kgsvc.qa.options import QAOptions
 from kgsvc.qa.result import Answer
+from kgsvc.qa.service import answerer_for
 
 EX = "https://kgsvc.local/sample/"
 NS = "https://kgsvc.local/kinds/"
@@ -79,7 +82,11 @@ def test_count(indexed_kg: kgsvc.KG) -> None:
 @pytest.mark.parametrize(
     ("question", "truth", "hand"),
     [
-        ("Did Satoshi Kon direct Paprika?", True, f"ASK {{ <{EX}film_Paprika> <{EX}directedBy> <{EX}person_Satoshi_Kon> }}"),
+        (
+            "Did Satoshi Kon direct Paprika?",
+            True,
+            f"ASK {{ <{EX}film_Paprika> <{EX}directedBy> <{EX}person_Satoshi_Kon> }}",
+        ),
         (
             "Did Hayao Miyazaki direct Paprika?",
             False,
@@ -132,8 +139,12 @@ def test_choice_between_two(indexed_kg: kgsvc.KG) -> None:
             f"ASK {{ <{EX}film_Paprika> <{EX}releaseYear> ?a . <{EX}film_Spirited_Away> <{EX}releaseYear> ?b "
             "FILTER(?a < ?b) }",
         ),
-        ("Was Paprika released after 2000?", True, f"ASK {{ <{EX}film_Paprika> <{EX}releaseYear> ?a FILTER(?a > "
-         '"2000"^^<http://www.w3.org/2001/XMLSchema#gYear>) }'),
+        (
+            "Was Paprika released after 2000?",
+            True,
+            f"ASK {{ <{EX}film_Paprika> <{EX}releaseYear> ?a FILTER(?a > "
+            '"2000"^^<http://www.w3.org/2001/XMLSchema#gYear>) }',
+        ),
     ],
 )
 def test_comparison(indexed_kg: kgsvc.KG, question: str, truth: bool, hand: str) -> None:
@@ -234,3 +245,22 @@ def test_count_on_typed_graph(typed_kg: kgsvc.KG) -> None:
     answer = typed_kg.ask("How many members does Blue Moon have?", dataset="typed")
     assert answer.kind == "count" and answer.answers[0].value == "3"
     assert answer.sparql is not None and _values(typed_kg, answer.sparql, "typed", "count") == ["3"]
+
+
+def test_llm_pattern_declares_the_kind(indexed_kg: kgsvc.KG) -> None:
+    """The pattern schema carries the kind; a count declared by the LLM is answered as a count, by value."""
+    answerer = answerer_for(indexed_kg, "sample", QAOptions())
+    spans = answerer.linker.link("films of Satoshi Kon")
+    schema = answerer.pattern_schema(spans)
+    assert schema["properties"]["kind"]["enum"] == ["lookup", "count", "ask", "ordering", "comparison"]
+    assert "release year" in schema["properties"]["order_by"]["enum"]
+    previous = answerer.llm
+    answerer.llm = ScriptedLLM(
+        ['{"triples": [{"head": "?answer", "relation": "directed by", "tail": "Satoshi Kon"}], "kind": "count"}']
+    )
+    try:
+        answer = answerer.ask("films of Satoshi Kon", strategy="pattern")
+    finally:
+        answerer.llm = previous
+    assert answer.kind == "count" and answer.answers[0].value == "3"
+    assert answer.sparql is not None and _values(indexed_kg, answer.sparql, "sample", "count") == ["3"]
