@@ -44,8 +44,10 @@ from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.qa.kinds import Cue
 
 __all__ = [
+    "TWO_STEP_PENALTY",
     "Attribute",
     "ValueKind",
+    "comparable_paths",
     "comparable_relations",
     "compare",
     "constant_key",
@@ -79,6 +81,8 @@ _KEY_SPARQL = {
     "year": "<http://www.w3.org/2001/XMLSchema#integer>(STR({v}))",
     "number": "<http://www.w3.org/2001/XMLSchema#double>(STR({v}))",
 }
+#: Taken off a two-step attribute's score: the items' own value wins a tie.
+TWO_STEP_PENALTY = 0.1
 _YEAR_OF_DATE = "<http://www.w3.org/2001/XMLSchema#integer>(SUBSTR(STR({v}), 1, 4))"
 
 
@@ -168,6 +172,12 @@ class Attribute:
     kind: ValueKind
     values: dict[int, list[tuple[int, Key]]]
     score: float = 0.0
+    via: int | None = None  # a two-step attribute: item –via→ node –relation→ literal
+
+    def label(self, relation_labels: Sequence[str]) -> str:
+        """The attribute's text: its relation label, after the ``via`` relation's for a two-step one."""
+        own = relation_labels[self.relation]
+        return own if self.via is None else f"{relation_labels[self.via]} {own}"
 
     def key_sparql(self, var: str, *, years: bool = False) -> str:
         """The SPARQL expression of the key of ``var`` (``years``: the year of a date)."""
@@ -234,6 +244,44 @@ def comparable_relations(
     return out_list
 
 
+def comparable_paths(
+    snapshot: GraphSnapshot,
+    node_terms: Sequence[str],
+    items: Iterable[int],
+    *,
+    skip: Iterable[int] = (),
+    per_item: int = 50,
+) -> list[Attribute]:
+    """Two-step attributes: ``item –via→ node –relation→ literal`` for entity nodes one outgoing step away ("the
+    year of the prize X was awarded"), one :class:`Attribute` per ``(via, relation)``.
+
+    Notes
+    -----
+    O(Σ over items of degree + ``per_item`` neighbours' degrees); at most ``per_item`` neighbours per item.
+    """
+    skipped = set(skip)
+    out: list[Attribute] = []
+    by_pair: dict[tuple[int, int], dict[int, list[tuple[int, Key]]]] = {}
+    kinds: dict[tuple[int, int], ValueKind] = {}
+    for item in items:
+        start, stop = int(snapshot.indptr[item]), int(snapshot.indptr[item + 1])
+        rels = np.asarray(snapshot.relations[start:stop]).tolist()
+        outs = np.asarray(snapshot.outgoing[start:stop]).tolist()
+        nbrs = np.asarray(snapshot.neighbors[start:stop]).tolist()
+        middles = [(r, n) for r, o, n in zip(rels, outs, nbrs, strict=True) if o and r not in skipped]
+        middles = [(r, n) for r, n in middles if not node_terms[n].startswith('"')][:per_item]
+        for via, middle in middles:
+            for attribute in comparable_relations(snapshot, node_terms, [middle], skip=skipped):
+                pair = (via, attribute.relation)
+                kinds.setdefault(pair, attribute.kind)
+                if kinds[pair] != attribute.kind:
+                    continue
+                by_pair.setdefault(pair, {}).setdefault(item, []).extend(attribute.values[middle])
+    for (via, relation), values in by_pair.items():
+        out.append(Attribute(relation, kinds[(via, relation)], values, via=via))
+    return out
+
+
 def pick_attribute(
     attributes: Sequence[Attribute],
     n_items: int,
@@ -244,7 +292,8 @@ def pick_attribute(
     need_years: bool = False,
 ) -> Attribute | None:
     """The attribute ``text`` (question words and the cue's hint) is about: best cosine of the relation label
-    to ``text`` plus 0.2 × the share of items that have a value (``need_years``: date and year relations only).
+    to ``text`` plus 0.2 × the share of items that have a value, minus ``TWO_STEP_PENALTY`` for a two-step one
+    (``need_years``: date and year relations only).
 
     Notes
     -----
@@ -253,10 +302,16 @@ def pick_attribute(
     usable = [a for a in attributes if not need_years or a.kind in ("date", "year")]
     if not usable:
         return None
-    vectors = embed([text, *(relation_labels[a.relation] for a in usable)])
+    vectors = embed([text, *(a.label(relation_labels) for a in usable)])
     cos = vectors[1:] @ vectors[0]
     scored = [
-        Attribute(a.relation, a.kind, a.values, float(c) + 0.2 * len(a.values) / max(n_items, 1))
+        Attribute(
+            a.relation,
+            a.kind,
+            a.values,
+            float(c) + 0.2 * len(a.values) / max(n_items, 1) - (TWO_STEP_PENALTY if a.via is not None else 0.0),
+            a.via,
+        )
         for a, c in zip(usable, cos.tolist(), strict=True)
     ]
     return max(scored, key=lambda a: a.score)

@@ -35,6 +35,7 @@ evidence holds.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,7 @@ from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.aggregate import (
     Attribute,
     ask_sparql,
+    comparable_paths,
     comparable_relations,
     compare,
     constant_key,
@@ -431,6 +433,7 @@ class _KindPath:
         )
         if attribute is None:
             raise _Refused("the answers have no date or number to compare")
+        assert attribute.via is None  # an ordering over a path's answers reads their own values
         extended = self.extended(chosen, attribute)
         t0 = time.perf_counter()
         relations = self.relations_of(candidate) | {attribute.relation}
@@ -568,25 +571,51 @@ class _KindPath:
         )
 
     def value_matches(self, mention: int, node: int, attribute: Attribute) -> list[tuple[Match, _Chosen]]:
-        """The evidence ``node –attribute→ ?value`` for the mention's node."""
+        """The evidence ``node –attribute→ ?value`` (through ``?x1`` for a two-step attribute) for the mention."""
         from kgsvc.qa.pipeline import _Chosen
 
-        label = self.graph.relation_labels[attribute.relation]
-        pattern = Pattern(
-            (PatternNode(self.spans[mention].text, True), PatternNode("UNKNOWN value", False)),
-            (PatternEdge(0, 1, label, True),),
-            1,
-        )
-        chosen = _Chosen(pattern, [self.spans[mention].text, "?value"], {0: mention}, "candidate", None)
+        labels = self.graph.relation_labels
+        text = self.spans[mention].text
+        if attribute.via is None:
+            nodes: tuple[PatternNode, ...] = (PatternNode(text, True), PatternNode("UNKNOWN value", False))
+            edges: tuple[PatternEdge, ...] = (PatternEdge(0, 1, labels[attribute.relation], True),)
+            names = [text, "?value"]
+            relations = {attribute.relation}
+        else:
+            nodes = (PatternNode(text, True), PatternNode("UNKNOWN node", False), PatternNode("UNKNOWN value", False))
+            edges = (
+                PatternEdge(0, 1, labels[attribute.via], True),
+                PatternEdge(1, 2, labels[attribute.relation], True),
+            )
+            names = [text, "?x1", "?value"]
+            relations = {attribute.via, attribute.relation}
+        chosen = _Chosen(Pattern(nodes, edges, len(nodes) - 1), names, {0: mention}, "candidate", None)
         spans = list(self.spans)
         spans[mention] = dataclasses.replace(spans[mention], nodes=((node, 1.0, 0.0),))
-        matched, _ = self.match(chosen, spans, len(attribute.values.get(node, [])) + 2, {attribute.relation})
-        return matched
+        matched, _ = self.match(chosen, spans, 4 * len(attribute.values.get(node, [])) + 2, relations)
+        return [(m, s) for m, s in matched if m.node_map[0] == node]
+
+    def attribute_lines(self, subject: str, value: str, attribute: Attribute, middle: str) -> list[str]:
+        """SPARQL triple patterns from ``subject`` to ``value`` along the attribute (through ``middle``)."""
+        relation = self.rterm(attribute.relation)
+        if attribute.via is None:
+            return [f"{subject} {relation} {value} ."]
+        return [f"{subject} {self.rterm(attribute.via)} {middle} .", f"{middle} {relation} {value} ."]
+
+    def attributes_of(self, nodes: Sequence[int]) -> list[Attribute]:
+        """The direct and two-step attributes of ``nodes``."""
+        skip = self.skip_relations()
+        snapshot, terms = self.graph.snapshot, self.graph.node_terms
+        return [
+            *comparable_relations(snapshot, terms, nodes, skip=skip),
+            *comparable_paths(snapshot, terms, nodes, skip=skip),
+        ]
 
     def compared(self) -> tuple[list[int], Attribute, dict[int, list[tuple[Match, _Chosen]]]]:
-        """The best node of each mention (first two), the attribute they share, and each one's value evidence."""
-        nodes = [self.valued(s) for s in self.spans[:2] if s.nodes]
-        attributes = comparable_relations(self.graph.snapshot, self.graph.node_terms, nodes, skip=self.skip_relations())
+        """The best node of each compared mention (:meth:`pair`), the attribute they share, and each one's value
+        evidence."""
+        nodes = [self.valued(s) for s in self.pair() if s.nodes]
+        attributes = self.attributes_of(nodes)
         shared = [a for a in attributes if all(n in a.values for n in nodes)]
         self.timings["pattern"] = time.perf_counter() - self.t0
         attribute = pick_attribute(
@@ -598,6 +627,16 @@ class _KindPath:
         evidence = {i: self.value_matches(i, n, attribute) for i, n in enumerate(nodes)}
         self.timings["match"] = time.perf_counter() - t0
         return nodes, attribute, evidence
+
+    def pair(self) -> list[LinkedSpan]:
+        """The two compared mentions: those either side of "or" when the question has one, else the first two."""
+        at = [m.start() for m in re.finditer(r"\bor\b", self.question)]
+        if at and len(self.spans) > 2:
+            before = [s for s in self.spans if s.end <= at[-1]]
+            after = [s for s in self.spans if s.start >= at[-1]]
+            if before and after:
+                return [before[-1], after[0]]
+        return self.spans[:2]
 
     def valued(self, span: LinkedSpan) -> int:
         """The first node of ``span`` that has a date or number to compare (else its first node)."""
@@ -616,18 +655,18 @@ class _KindPath:
         best: dict[int, tuple[float, int, float]] = {}
         for i, n in enumerate(nodes):
             for m, _ in found[i]:
-                key = attribute.key_of(self.term(m.node_map[1]))
+                key = attribute.key_of(self.term(m.node_map[-1]))
                 if key is not None and (n not in best or compare(key, best[n][0], greater)):
-                    best[n] = (key, m.node_map[1], m.gsd)
+                    best[n] = (key, m.node_map[-1], m.gsd)
         if len(best) < 2:
             raise _Refused("the compared entities share no date or number to compare")
         order = sorted(best, key=lambda n: (-best[n][0] if greater else best[n][0], self.term(n)))
         items = [self.answer_term(n, best[n][2], by=best[n][1]) for n in order]
         top = [a for a, n in zip(items, order, strict=True) if best[n][0] == best[order[0]][0]]
         values = " ".join(self.term(n) for n in nodes)
-        lines = [f"VALUES ?answer {{ {values} }}", f"?answer {self.rterm(attribute.relation)} ?value ."]
+        lines = [f"VALUES ?answer {{ {values} }}", *self.attribute_lines("?answer", "?value", attribute, "?x1")]
         sparql = order_sparql(lines, attribute, descending=greater, limit=1)
-        label = self.graph.relation_labels[attribute.relation]
+        label = attribute.label(self.graph.relation_labels)
         text = (
             _names([a.label for a in top])
             + (" (tied)" if len(top) > 1 else "")
@@ -655,22 +694,21 @@ class _KindPath:
         nodes, attribute, found = self.compared()
         greater = greater_wins(cue, attribute.kind)
         keys = {
-            i: [(k, m) for m, _ in found[i] if (k := attribute.key_of(self.term(m.node_map[1]))) is not None]
+            i: [(k, m) for m, _ in found[i] if (k := attribute.key_of(self.term(m.node_map[-1]))) is not None]
             for i in range(2)
         }
         if not keys[0] or not keys[1]:
             raise _Refused("the compared entities share no date or number to compare")
         truth = any(compare(a, b, greater) for a, _ in keys[0] for b, _ in keys[1])
         operator = ">" if greater else "<"
-        rel = self.rterm(attribute.relation)
         lines = [
-            f"{self.term(nodes[0])} {rel} ?a .",
-            f"{self.term(nodes[1])} {rel} ?b .",
+            *self.attribute_lines(self.term(nodes[0]), "?a", attribute, "?ma"),
+            *self.attribute_lines(self.term(nodes[1]), "?b", attribute, "?mb"),
         ]
         filters = [f"{attribute.key_sparql('?a')} {operator} {attribute.key_sparql('?b')}"]
         sparql = ask_sparql(lines, filters=filters)
-        label = self.graph.relation_labels[attribute.relation]
-        items = [self.answer_term(nodes[i], m.gsd, by=m.node_map[1]) for i in range(2) for _, m in keys[i]]
+        label = attribute.label(self.graph.relation_labels)
+        items = [self.answer_term(nodes[i], m.gsd, by=m.node_map[-1]) for i in range(2) for _, m in keys[i]]
         said = "; ".join(f"{a.label}: {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
         text = f"{'Yes' if truth else 'No'} ({said})."
         chosen = found[0][0][1]
@@ -689,25 +727,27 @@ class _KindPath:
         if constant is None or not self.spans or not self.spans[0].nodes:
             raise _Refused("a comparison needs two entities, or an entity and a number or date")
         node = self.valued(self.spans[0])
-        attributes = comparable_relations(
-            self.graph.snapshot, self.graph.node_terms, [node], skip=self.skip_relations()
-        )
         years = len(constant) <= 4
         self.timings["pattern"] = time.perf_counter() - self.t0
         attribute = pick_attribute(
-            attributes, 1, self.attribute_text(), self.graph.relation_labels, self.graph.embed, need_years=years
+            self.attributes_of([node]),
+            1,
+            self.attribute_text(),
+            self.graph.relation_labels,
+            self.graph.embed,
+            need_years=years,
         )
         if attribute is None:
             raise _Refused(f"{self.spans[0].text!r} has no date or number to compare with {constant}")
         parsed = constant_key(constant, attribute.kind)
         if parsed is None:
-            raise _Refused(f"{constant!r} cannot be compared with {self.graph.relation_labels[attribute.relation]}")
+            raise _Refused(f"{constant!r} cannot be compared with {attribute.label(self.graph.relation_labels)}")
         bound, as_years = parsed
         t0 = time.perf_counter()
         found = self.value_matches(0, node, attribute)
         self.timings["match"] = time.perf_counter() - t0
         keys = [
-            (k, m) for m, _ in found if (k := attribute.key_of(self.term(m.node_map[1]), years=as_years)) is not None
+            (k, m) for m, _ in found if (k := attribute.key_of(self.term(m.node_map[-1]), years=as_years)) is not None
         ]
         if not keys:
             raise _Refused(f"{self.spans[0].text!r} has no value to compare with {constant}")
@@ -719,10 +759,10 @@ class _KindPath:
             truth = any(compare(k, bound, greater) for k, _ in keys)
             operator = ">" if greater else "<"
         literal = str(int(bound)) if as_years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
-        lines = [f"{self.term(node)} {self.rterm(attribute.relation)} ?a ."]
+        lines = self.attribute_lines(self.term(node), "?a", attribute, "?m")
         sparql = ask_sparql(lines, filters=[f"{attribute.key_sparql('?a', years=as_years)} {operator} {literal}"])
-        label = self.graph.relation_labels[attribute.relation]
-        items = [self.answer_term(node, m.gsd, by=m.node_map[1]) for _, m in keys]
+        label = attribute.label(self.graph.relation_labels)
+        items = [self.answer_term(node, m.gsd, by=m.node_map[-1]) for _, m in keys]
         said = "; ".join(f"{a.label}: {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
         word = cue.word if cue is not None else "in"
         text = f"{'Yes' if truth else 'No'} ({said}; {word} {constant}: {'yes' if truth else 'no'})."

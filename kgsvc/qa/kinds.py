@@ -302,7 +302,7 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         if pattern.search(masked):
             return QuestionKind("unsupported", reason=why, words=question)
     values = constants(question, named)
-    alternative = re.search(r"#\s*,?\s+or\s+#", masked) is not None or (
+    alternative = re.search(r"#\s*,?\s+or\s+(?:[a-z]+\s+){0,2}#", masked) is not None or (
         re.search(r"\bor\b", masked) is not None and n_mentions < 2
     )
     if _COUNT.search(masked):

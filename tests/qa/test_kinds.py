@@ -204,6 +204,11 @@ TYPED = f"""@prefix : <{NS}> .
 :Ada_Quill rdfs:label "Ada Quill" ; :birthDate "1942-10-21"^^xsd:dateTimes ; :member :Blue_Moon .
 :Ben_Marsh rdfs:label "Ben Marsh" ; :birthDate "1939-01-02"^^xsd:dateTimes ; :member :Blue_Moon .
 :Cy_Drum rdfs:label "Cy Drum" ; :birthDate "1900-00-00"^^xsd:dateTimes ; :member :Blue_Moon .
+:onAlbum rdfs:label "on album" . :released rdfs:label "release date" .
+:Red_Sun rdfs:label "Red Sun" ; :released "1965-03-01"^^xsd:date .
+:Blue_Moon :released "1970-05-08"^^xsd:date .
+:Song_A :onAlbum :Blue_Moon .
+:Song_D rdfs:label "Sunset Song" ; :length "4.0"^^xsd:decimal ; :onAlbum :Red_Sun .
 """
 
 
@@ -264,3 +269,18 @@ def test_llm_pattern_declares_the_kind(indexed_kg: kgsvc.KG) -> None:
         answerer.llm = previous
     assert answer.kind == "count" and answer.answers[0].value == "3"
     assert answer.sparql is not None and _values(indexed_kg, answer.sparql, "sample", "count") == ["3"]
+
+
+def test_a_value_one_step_away(typed_kg: kgsvc.KG) -> None:
+    """The songs have no date of their own: their albums' release dates are compared (a two-step attribute)."""
+    answer = typed_kg.ask("Which was released first, Opening Song or Sunset Song?", dataset="typed")
+    hand = (
+        f"SELECT ?x WHERE {{ VALUES ?x {{ <{NS}Song_A> <{NS}Song_D> }} ?x <{NS}onAlbum> ?a . ?a <{NS}released> ?d }} "
+        "ORDER BY ASC(?d) LIMIT 1"
+    )
+    assert _agrees(typed_kg, answer, hand) == [f"{NS}Song_D"]
+    assert answer.pattern is not None and answer.pattern.order_by == "on album release date"
+    assert all(len(ev.triples) == 2 for ev in answer.evidence)
+    answer = typed_kg.ask("Was Opening Song released before Sunset Song?", dataset="typed")
+    assert answer.truth is False and answer.sparql is not None
+    assert typed_kg.sparql(answer.sparql, dataset="typed").boolean is False
