@@ -20,9 +20,15 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
    relation labels by L2 of MiniLM embeddings (SimGRAG §5.1). A grounded candidate is a walk that may come back
    through a node, the linked one included; its evidence must run along the walk's stored directions, and a walk
    that uses one triple twice is matched through its quotient pattern (``QuestionAnswerer._match``).
-4. **Answer**: the answer node's bindings over the matches, ranked by (best GSD, more supporting subgraphs,
-   first rank). The text names them (template); with ``verbalise`` and an LLM the text is generated under a
-   regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with constrained output).
+4. **Answer**: the answer node's bindings over the matches of the chosen pattern itself (those using the best
+   match's relations: the relaxed relations the GSD admits fill ``k`` but are other patterns), ranked by (best
+   GSD, more supporting subgraphs, first rank). The text names them (template); with ``verbalise`` and an LLM the
+   text is generated under a regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with
+   constrained output).
+
+**Kinds** (issue 17): after linking, :func:`kgsvc.qa.kinds.classify` reads what the question computes; counts,
+yes/no questions, orderings, comparisons and filtered lookups are answered by :mod:`kgsvc.qa.kind_path` (COUNT,
+ASK, ORDER BY … LIMIT, FILTER), and a kind the path cannot compute is refused as not supported.
 
 **Inferred edges** (issue 7; ``infer=True``, off by default): when the graph has a GNN link predictor
 (:mod:`kgsvc.gnn.predict`, trained on this snapshot), each linked node also gets one-hop candidates for the
