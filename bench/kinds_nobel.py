@@ -103,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
             wrong_type += bad
             refused += not answer.grounded
             mark = "ok " if ok else ("TYPE" if bad else "x  ")
-            print(f"{mark} {row['id']:>4} {kind:<12} [{answer.kind}] {row['question']}\n       -> {answer.text[:160]}")
+            seconds = answer.timings.get("total", 0.0)
+            print(f"{mark} {row['id']:>4} {kind:<12} [{answer.kind}] {row['question']}  ({seconds:.1f} s)")
+            print(f"       -> {answer.text[:160]}")
     print()
     for kind in total:
         print(f"{kind:<14} {right[kind]}/{total[kind]}")
