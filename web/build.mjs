@@ -19,3 +19,10 @@ await build({
 });
 copyFileSync(join(here, "src", "app.css"), join(out, "app.css"));
 copyFileSync(join(here, "src", "index.html"), join(out, "index.html"));
+copyFileSync(join(here, "src", "favicon.svg"), join(out, "favicon.svg"));
+// The API docs page (/docs) uses Swagger UI from npm, served from /static/swagger like the rest of the page.
+const swagger = join(here, "node_modules", "swagger-ui-dist");
+mkdirSync(join(out, "swagger"), { recursive: true });
+for (const name of ["swagger-ui-bundle.js", "swagger-ui.css", "LICENSE"]) {
+  copyFileSync(join(swagger, name), join(out, "swagger", name));
+}

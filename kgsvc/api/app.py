@@ -99,6 +99,8 @@ def create_app(kg: KG | None = None, settings: Settings | None = None, *, preloa
         version=kgsvc.__version__,
         description="SPARQL 1.1 endpoint, Graph Store Protocol and JSON API over kgsvc datasets.",
         lifespan=lifespan,
+        docs_url=None,  # /docs is served with the page's own Swagger UI assets (kgsvc.web), never from a CDN
+        redoc_url=None,
     )
     install_error_handlers(app)
     for path, endpoint, name in (
