@@ -4,8 +4,8 @@ Two servers run the same ASGI app (:func:`kgsvc.api.create_app`):
 
 * **granian** (default): a Rust HTTP server. Requests are parsed and answered in Rust threads outside the GIL,
   so the one Python thread is left to the app; single-pattern lookups, which the endpoint answers inline
-  (:mod:`kgsvc.api.lookup`), then run at 1.2–1.5× uvicorn's rate from 8 clients on (``bench/endpoint.py``,
-  ``docs/benchmarks.md``); a single client waits a little longer than under uvicorn.
+  (:mod:`kgsvc.api.lookup`), then run faster than under uvicorn from 8 clients on; a single client waits a
+  little longer (``bench/endpoint.py``; figures in ``docs/benchmarks.md``, "Endpoint").
   HTTP/1.1 only, no websockets (kgsvc serves neither HTTP/2 nor websockets).
 * **uvicorn**: the reference ASGI server, for deployments that standardise on it.
 
