@@ -107,6 +107,8 @@ def index(dataset: Annotated[str, typer.Argument()], data_dir: DataDir = None) -
         wanted = service.stats(dataset).store_version
         if isinstance(service, KG):
             service.dispatcher.submit("kgsvc.build_index", dataset=dataset, store_version=wanted)
+        elif not service.health().get("auto_index", True):
+            raise fail("the server builds no indexes (it runs with KGSVC_AUTO_INDEX=false); stop it to build here")
         wait_for_index(service, dataset, wanted)
 
 
