@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from kgsvc.db import Dataset, IndexVersion, Job, JobState, utcnow
-from kgsvc.errors import DatasetError, IndexError_
+from kgsvc.errors import DatasetError, IndexError_, KgsvcError
 from kgsvc.liveness import process_owner
 from kgsvc.queries import load_query
 from kgsvc.schemas import DatasetInfo, DatasetStats, IndexVersionInfo, JobInfo
@@ -255,7 +255,8 @@ class Catalog:
         try:
             yield update
         except BaseException as exc:
-            self.update_job(job_id, state=JobState.FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=utcnow())
+            error = str(exc) if isinstance(exc, KgsvcError) else f"{type(exc).__name__}: {exc}"  # a user's message
+            self.update_job(job_id, state=JobState.FAILED, error=error, finished_at=utcnow())
             raise
         self.update_job(job_id, state=JobState.SUCCEEDED, progress=1.0, finished_at=utcnow())
 

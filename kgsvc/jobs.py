@@ -46,13 +46,22 @@ def ingest(
 
 
 def build_index(kg: KG, *, dataset: str, store_version: int | None = None) -> int | None:
-    """Bring the dataset's indexes up to date with its data; returns the current index version.
+    """Bring the dataset's indexes up to date with its data, as a ``build_index`` job row (so ``kgsvc jobs`` and
+    ``GET /jobs`` show it); returns the current index version.
 
     Does nothing when the newest complete version already covers ``store_version`` (or the dataset's current
     data version when ``None``) — so duplicate events and retries are cheap. With ``Settings.gnn_train`` it then
     queues the GNN training of that version (:meth:`KG.submit_train_gnn`, which skips a version already trained).
     """
-    version = kg.build_index(dataset, store_version=store_version)
+    current = kg.catalog.current_index_version(dataset)
+    wanted = kg.catalog.get(dataset).store_version if store_version is None else store_version
+    if current is not None and current.store_version >= wanted:
+        version: int | None = current.version  # covered already: no build, no job row
+    else:
+        job = kg.catalog.create_job("build_index", dataset=dataset, params={"store_version": wanted})
+        with kg.catalog.running(job) as update:
+            version = kg.build_index(dataset, store_version=store_version)
+            update(counts={"index_version": version})
     if version is not None and kg.settings.gnn_train:
         kg.submit_train_gnn(dataset, version=version)
     return version

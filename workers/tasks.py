@@ -94,7 +94,7 @@ def build_index(self: Task, *, dataset: str, store_version: int | None = None) -
 @app.task(name="kgsvc.ask", bind=True, **_RETRY)
 def ask(self: Task, *, dataset: str, question: str, options: dict[str, Any] | None = None) -> dict[str, Any]:
     answer = worker_kg().ask(question, dataset=dataset, **(options or {}))
-    return answer.model_dump(mode="json")  # type: ignore[no-any-return]
+    return answer.model_dump(mode="json")
 
 
 @app.task(name="kgsvc.ask_batch", bind=True, **_RETRY)

@@ -38,7 +38,7 @@ from kgsvc.sdk import KG
 from kgsvc.settings import Settings
 from kgsvc.web import mount_page
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "create_served_app"]
 
 _QUERY_PARAMS: list[dict[str, object]] = [
     {"name": "query", "in": "query", "schema": {"type": "string"}, "description": "SPARQL query (GET)"},
@@ -56,7 +56,7 @@ _SPARQL_BODY = {
 }
 
 
-def create_app(kg: KG | None = None, settings: Settings | None = None) -> KgsvcApp:
+def create_app(kg: KG | None = None, settings: Settings | None = None, *, preload: bool = False) -> KgsvcApp:
     """The kgsvc web application.
 
     Parameters
@@ -66,6 +66,9 @@ def create_app(kg: KG | None = None, settings: Settings | None = None) -> KgsvcA
         it starts (lifespan) and closes it when it stops.
     settings
         Settings for the API (token, read-only, limits); default: ``kg.settings``, or ``KGSVC_*`` variables.
+    preload
+        Load the embedding model and every current index before the app answers its first request
+        (:meth:`KG.preload`), so that the first question is answered as fast as the next ones.
 
     Nothing is opened here: the store, the query workers and the metadata database are opened in the
     lifespan step, so constructing the app does no I/O.
@@ -80,6 +83,8 @@ def create_app(kg: KG | None = None, settings: Settings | None = None) -> KgsvcA
             await executor.start()
             state = ApiState(kg=handle, settings=config, executor=executor)
             handle.on_change(lambda _event: executor.invalidate())
+            if preload:
+                await run_in_threadpool(handle.preload)
             app.state.kgsvc = state
             try:
                 yield
@@ -95,6 +100,8 @@ def create_app(kg: KG | None = None, settings: Settings | None = None) -> KgsvcA
         version=kgsvc.__version__,
         description="SPARQL 1.1 endpoint, Graph Store Protocol and JSON API over kgsvc datasets.",
         lifespan=lifespan,
+        docs_url=None,  # /docs is served with the page's own Swagger UI assets (kgsvc.web), never from a CDN
+        redoc_url=None,
     )
     install_error_handlers(app)
     for path, endpoint, name in (
@@ -108,6 +115,11 @@ def create_app(kg: KG | None = None, settings: Settings | None = None) -> KgsvcA
     mount_page(app)
     _document_raw_routes(app)
     return app
+
+
+def create_served_app() -> KgsvcApp:
+    """The app ``kgsvc serve`` runs: settings from the ``KGSVC_*`` variables, indexes preloaded."""
+    return create_app(preload=True)
 
 
 def _document_raw_routes(app: FastAPI) -> None:

@@ -15,9 +15,9 @@
 | :class:`NotAcceptable`                     | 406    |
 | :class:`ApiError`                          | its own (400, 401, 403, 404, 413, 415) |
 
-Every error body is JSON: ``{"error": <exception class>, "message": …, "status": …}`` plus ``kind``,
-``dataset`` or ``file``/``line``/``column``/``reason`` where the exception has them; :class:`kgsvc.sdk.client.Client`
-raises the same exception from it.
+Every error body is JSON: ``{"error": <exception class>, "message": …, "status": …}`` (the class without a
+trailing ``_``: ``IndexError``) plus ``kind``, ``dataset`` or ``file``/``line``/``column``/``reason`` where the
+exception has them; :class:`kgsvc.sdk.client.Client` raises the same exception from it.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ async def _kgsvc_error(request: Request, exc: Exception) -> Response:
     headers = {"Retry-After": "1"} if status == 503 else None
     if isinstance(exc, ApiError):
         return error_response(status, exc.error, str(exc), headers=exc.headers)
-    name = "NotAcceptable" if isinstance(exc, NotAcceptable) else type(exc).__name__
+    name = "NotAcceptable" if isinstance(exc, NotAcceptable) else type(exc).__name__.rstrip("_")  # IndexError
     return error_response(status, name, str(exc), headers=headers, **_details(exc))
 
 

@@ -4,7 +4,7 @@ pyoxigraph cannot cancel a query. Two executors:
 
 :class:`ProcessExecutor` (an on-disk embedded store, the default)
     A pool of worker processes (:mod:`kgsvc.api.worker`, one per CPU, at least 2) answers queries from a
-    read-only **snapshot** of the store: a RocksDB checkpoint (hard links, ~30 ms) in
+    read-only **snapshot** of the store: a RocksDB checkpoint (hard links, O(files)) in
     ``<data_dir>/endpoint-snapshots/``. A query past its deadline is stopped by killing its worker
     (``SIGKILL``); a fresh worker takes its place. This stops everything, including ``ORDER BY``/``COUNT``
     over a huge join. Snapshots follow the data: every write made through the API, and every dataset-changed

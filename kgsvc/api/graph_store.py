@@ -107,7 +107,7 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
                 lambda: state.kg.load(path, dataset=name, format=_FORMAT_NAMES.get(fmt), replace=replace)
             )
         except IngestError as exc:
-            if created:  # the load registered the dataset before it failed: a rejected body leaves nothing
+            if created and await run_in_threadpool(state.kg.catalog.exists, name):  # KG.load removes it already
                 await run_in_threadpool(state.kg.drop, name)
             raise IngestError(exc.reason, file="request body", line=exc.line, column=exc.column, dataset=name) from exc
         finally:

@@ -53,18 +53,20 @@ class Health(BaseModel):
     status: str
     version: str
     read_only: bool
+    auto_index: bool
     store: str
     executor: str
 
 
 @router.get("/health", response_model=Health, tags=["service"])
 async def health(request: Request) -> Health:
-    """Liveness, and how the service runs."""
+    """Readiness (answered once the service has started, its indexes loaded), and how the service runs."""
     state = get_state(request)
     return Health(
         status="ok",
         version=kgsvc.__version__,
         read_only=state.settings.read_only,
+        auto_index=state.kg.settings.auto_index,
         store=type(state.kg.store).__name__,
         executor=state.executor.name,
     )

@@ -2,7 +2,7 @@
 
 Most endpoint traffic is lookups — ``SELECT ?o WHERE { <e> <r> ?o }``. Sending each to a worker process
 (:mod:`kgsvc.api.executor`) costs far more than the lookup itself: the pipe round trip and two process wake-ups
-are most of the ~290 µs of CPU a request took (``docs/benchmarks.md``, "the ceiling of a Python front").
+are most of the CPU a request took (``docs/benchmarks-history.md``, "the ceiling of a Python front").
 
 A worker exists so that a runaway query can be killed. A *single-pattern lookup* cannot run away:
 

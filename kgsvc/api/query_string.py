@@ -1,7 +1,7 @@
 """Percent-decoding of URL query strings, at C speed for the common case.
 
 A SPARQL ``GET`` carries the whole query percent-encoded in the URL; ``urllib.parse.unquote_plus`` decodes it in
-Python, one escape at a time (~6 µs for a 150-character lookup, a tenth of the lookup itself). The standard
+Python, one escape at a time (a sizeable share of a lookup's own time, ``docs/benchmarks-history.md``). The standard
 library has a C decoder of a near relative of percent-encoding, quoted-printable (``=XX``; ``binascii.a2b_qp``).
 :func:`unquote_plus` uses it after turning ``%`` into ``=`` whenever that gives the same text, and falls back to
 ``urllib`` otherwise, so its result is always ``urllib.parse.unquote_plus``'s.

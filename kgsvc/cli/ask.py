@@ -6,7 +6,9 @@ from typing import Annotated
 
 import typer
 
-from kgsvc.cli._app import DataDir, app, console, open_kg
+from kgsvc.cli._app import DataDir, app, console, open_service
+from kgsvc.qa.result import Answer
+from kgsvc.sdk import KG
 
 __all__ = ["ask"]
 
@@ -21,9 +23,14 @@ def ask(
     verbalise: Annotated[bool, typer.Option(help="Let the bundled LLM write the answer text.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole answer object as JSON.")] = False,
 ) -> None:
-    """Answer QUESTION from DATASET (its index must be built: ``kgsvc`` builds it after a load)."""
-    with open_kg(data_dir) as kg:
-        answer = kg.ask(question, dataset=dataset, strategy=strategy, k=k, verbalise=verbalise)
+    """Answer QUESTION from DATASET (its index must be built: ``kgsvc load`` waits for it)."""
+    with open_service(data_dir) as kg:
+        if isinstance(kg, KG):
+            answer = kg.ask(question, dataset=dataset, strategy=strategy, k=k, verbalise=verbalise)
+        else:
+            answer = Answer.model_validate(
+                kg.ask(question, dataset=dataset, strategy=strategy, k=k, verbalise=verbalise)
+            )
     if as_json:
         console.print_json(answer.model_dump_json())
     else:

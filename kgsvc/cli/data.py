@@ -10,13 +10,35 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
 from rich.table import Table
 
-from kgsvc.cli._app import DataDir, app, console, open_kg
-from kgsvc.schemas import SparqlResult
+from kgsvc.cli._app import DataDir, app, console, fail, open_service
+from kgsvc.cli.indexing import wait_for_index
+from kgsvc.schemas import LoadResult, SparqlResult
+from kgsvc.sdk import KG
 
-__all__ = ["datasets", "drop", "dump", "jobs", "load", "sparql", "stats", "update"]
+__all__ = ["datasets", "drop", "dump", "index", "jobs", "load", "sparql", "stats", "update"]
+
+
+def _duration(seconds: float) -> str:
+    """``0.4 ms``, ``12 ms``, ``1.25 s``: enough digits to be read, never ``0.00 s``."""
+    if seconds < 0.01:
+        return f"{seconds * 1000:.1f} ms"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _summary(file: Path, dataset: str, result: LoadResult) -> str:
+    """The load's one-line summary; the rate only when the load took long enough for it to mean something."""
+    rate = f", {result.triples_added / result.seconds:,.0f} triples/s" if result.seconds >= 0.1 else ""
+    return (
+        f"loaded {file} into [bold]{escape(dataset)}[/]: +{result.triples_added:,} triples "
+        f"({result.triples_total:,} in total, {result.format}, {'bulk' if result.bulk else 'transactional'}, "
+        f"{_duration(result.seconds)}{rate})"
+    )
 
 
 @app.command()
@@ -27,43 +49,73 @@ def load(
     base: Annotated[
         str | None, typer.Option("--base", help="Base IRI (relative IRIs; minted triple-file IRIs).")
     ] = None,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait/--no-wait",
+            help="Wait for the dataset's index build (a progress line shows it), or return once the data is stored.",
+        ),
+    ] = True,
     data_dir: DataDir = None,
 ) -> None:
-    """Load FILE into a dataset, all or nothing."""
-    with (
-        open_kg(data_dir) as kg,
-        Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=True,
-            disable=not console.is_terminal,
-        ) as bar,
-    ):
-        task = bar.add_task(f"loading {file.name}", total=None)
-        result = kg.load(
-            file,
-            dataset=dataset,
-            format=format,
-            base_iri=base,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-        )
-    rate = result.triples_added / result.seconds if result.seconds else 0.0
-    console.print(
-        f"loaded {file} into [bold]{dataset}[/]: +{result.triples_added:,} triples "
-        f"({result.triples_total:,} in total, {result.format}, {'bulk' if result.bulk else 'transactional'}, "
-        f"{result.seconds:.2f} s, {rate:,.0f} triples/s)",
-        highlight=False,
-    )
+    """Load FILE into a dataset, all or nothing, then wait for its index (see --no-wait)."""
+    if not file.is_file():
+        raise fail(f"{file}: no such file")
+    # embedded with --no-wait: no index build is queued (this process ends now); `kgsvc index` builds it later
+    with open_service(data_dir, auto_index=None if wait else False) as service:
+        if isinstance(service, KG):
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                DownloadColumn(),
+                TransferSpeedColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=True,
+                disable=not console.is_terminal,
+            ) as bar:
+                task = bar.add_task(f"loading {file.name}", total=None)
+                result = service.load(
+                    file,
+                    dataset=dataset,
+                    format=format,
+                    base_iri=base,
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                )
+            indexes = service.settings.auto_index
+        else:
+            result = service.load(file, dataset=dataset, format=format, base_iri=base)
+            indexes = bool(service.health().get("auto_index", True))
+        console.print(_summary(file, dataset, result), highlight=False, soft_wrap=True)
+        if not wait:
+            if isinstance(service, KG):
+                console.print(f"not indexed yet (--no-wait): `kgsvc index {dataset}` builds the index", highlight=False)
+            return
+        if not indexes:
+            console.print("not indexed: indexes are built on change only with KGSVC_AUTO_INDEX=true", highlight=False)
+            return
+        wait_for_index(service, dataset, result.store_version)
+
+
+@app.command()
+def index(dataset: Annotated[str, typer.Argument()], data_dir: DataDir = None) -> None:
+    """Build DATASET's index for its current data (a no-op when it is up to date), with a progress line.
+
+    Beside a running server, waits for the server's own build.
+    """
+    with open_service(data_dir, auto_index=False) as service:
+        wanted = service.stats(dataset).store_version
+        if isinstance(service, KG):
+            service.dispatcher.submit("kgsvc.build_index", dataset=dataset, store_version=wanted)
+        elif not service.health().get("auto_index", True):
+            raise fail("the server builds no indexes (it runs with KGSVC_AUTO_INDEX=false); stop it to build here")
+        wait_for_index(service, dataset, wanted)
 
 
 @app.command()
 def datasets(data_dir: DataDir = None) -> None:
     """List the datasets."""
-    with open_kg(data_dir) as kg:
+    with open_service(data_dir) as kg:
         table = Table("dataset", "triples", "data version", "updated", "graph")
         for info in kg.datasets():
             table.add_row(
@@ -79,7 +131,7 @@ def datasets(data_dir: DataDir = None) -> None:
 @app.command()
 def stats(dataset: Annotated[str, typer.Argument()], data_dir: DataDir = None) -> None:
     """Triple, node, literal and relation counts of DATASET, and its index versions."""
-    with open_kg(data_dir) as kg:
+    with open_service(data_dir) as kg:
         result = kg.stats(dataset)
     table = Table("", "count", title=f"dataset {dataset}")
     for key in ("triples", "nodes", "literals", "relations", "store_version"):
@@ -128,7 +180,7 @@ def sparql(
     if format not in ("table", "json", "csv", "tsv"):
         raise typer.BadParameter(f"expected table, json, csv or tsv, got {format!r}", param_hint="--format")
     text = Path(query[1:]).read_text(encoding="utf-8") if query.startswith("@") else query
-    with open_kg(data_dir) as kg:
+    with open_service(data_dir) as kg:
         result = kg.sparql(text, dataset=dataset)
     _render(result, format)
 
@@ -142,20 +194,27 @@ def update(
 ) -> None:
     """Run a SPARQL update, all or nothing."""
     text = Path(update[1:]).read_text(encoding="utf-8") if update.startswith("@") else update
-    with open_kg(data_dir) as kg:
+    with open_service(data_dir) as kg:
         changed = kg.update(text)
     console.print(f"updated; datasets changed: {', '.join(changed) or 'none'}")
+
+
+#: ``kgsvc dump --format`` names, and the format each stands for.
+DUMP_FORMATS = {"nt": "nt", "ttl": "ttl", "turtle": "ttl", "rdf": "rdf", "jsonld": "jsonld", "n3": "n3"}
 
 
 @app.command()
 def dump(
     dataset: Annotated[str, typer.Argument()],
-    format: Annotated[str, typer.Option("--format", "-f", help="nt, ttl, rdf, jsonld, nq, trig.")] = "nt",
+    format: Annotated[str, typer.Option("--format", "-f", help="nt, ttl, rdf, jsonld or n3.")] = "nt",
     data_dir: DataDir = None,
 ) -> None:
     """Write DATASET's triples to standard output."""
-    with open_kg(data_dir) as kg:
-        sys.stdout.buffer.write(kg.dump(dataset, format=format))
+    name = DUMP_FORMATS.get(format.strip().lower())
+    if name is None:
+        raise typer.BadParameter(f"expected one of {', '.join(DUMP_FORMATS)}, got {format!r}", param_hint="--format")
+    with open_service(data_dir) as kg:
+        sys.stdout.buffer.write(kg.dump(dataset, format=name))
 
 
 @app.command()
@@ -167,7 +226,7 @@ def drop(
     """Remove DATASET with its graph, metadata and indexes."""
     if not yes and sys.stdin.isatty():
         typer.confirm(f"drop dataset {dataset!r}?", abort=True)
-    with open_kg(data_dir) as kg:
+    with open_service(data_dir) as kg:
         kg.drop(dataset)
     console.print(f"dropped {dataset}")
 
@@ -178,7 +237,7 @@ def jobs(
     data_dir: DataDir = None,
 ) -> None:
     """Recent jobs with state, progress and timings."""
-    with open_kg(data_dir) as kg:
+    with open_service(data_dir) as kg:
         rows = kg.jobs(dataset=dataset)
     table = Table("id", "kind", "dataset", "state", "progress", "seconds", "error")
     for job in rows:

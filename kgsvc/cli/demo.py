@@ -11,7 +11,7 @@ __all__ = ["demo"]
 @app.command()
 def demo(data_dir: DataDir = None) -> None:
     """Load the bundled sample KG (if not loaded yet), index it, and answer the bundled questions with evidence."""
-    with open_kg(data_dir) as kg:
+    with open_kg(data_dir, command="`kgsvc demo`") as kg:
         if not any(d.name == "sample" for d in kg.datasets()):
             result = kg.load(sample_path(), dataset="sample")
             console.print(f"loaded the sample KG: {result.triples_added} triples into dataset [bold]sample[/]")

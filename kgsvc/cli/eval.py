@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeElapsedColumn, TimeRemainingColumn
 
 from kgsvc.cli._app import app, console, err_console
 
@@ -77,18 +78,34 @@ def eval_command(
                 trained = folder / f"gnn-{benchmark}-{name}-drop{round(100 * drop)}pct"
                 runs.append((dataclasses.replace(options, infer=True), trained))
             for run_options, model in runs:
-                report = run_eval(
-                    benchmark,
-                    name,
-                    limit=limit,
-                    sample=sample,
-                    seed=seed,
-                    options=run_options,
-                    llm=llm,
-                    drop=drop,
-                    gnn=model,
-                    gnn_config=GNNConfig(epochs=epochs) if model else None,
-                )
+                with Progress(
+                    "[progress.description]{task.description}",
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeElapsedColumn(),
+                    TimeRemainingColumn(),
+                    console=err_console,
+                    transient=True,
+                ) as bar:
+                    label = f"{benchmark} {name}" + (" (inferred edges)" if model else "")
+                    task = bar.add_task(f"{label}: loading the KB", total=None)
+
+                    def advance(done: int, total: int, task: TaskID = task, label: str = label) -> None:
+                        bar.update(task, description=label, completed=done, total=total)
+
+                    report = run_eval(
+                        benchmark,
+                        name,
+                        limit=limit,
+                        sample=sample,
+                        seed=seed,
+                        options=run_options,
+                        llm=llm,
+                        drop=drop,
+                        gnn=model,
+                        gnn_config=GNNConfig(epochs=epochs) if model else None,
+                        progress=advance,
+                    )
                 md = report.write(folder)
                 console.print(report.markdown(), highlight=False)
                 if model:

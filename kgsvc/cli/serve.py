@@ -4,8 +4,8 @@ Two servers run the same ASGI app (:func:`kgsvc.api.create_app`):
 
 * **granian** (default): a Rust HTTP server. Requests are parsed and answered in Rust threads outside the GIL,
   so the one Python thread is left to the app; single-pattern lookups, which the endpoint answers inline
-  (:mod:`kgsvc.api.lookup`), then run at 1.2–1.5× uvicorn's rate from 8 clients on (``bench/endpoint.py``,
-  ``docs/benchmarks.md``); a single client waits a little longer than under uvicorn.
+  (:mod:`kgsvc.api.lookup`), then run faster than under uvicorn from 8 clients on; a single client waits a
+  little longer (``bench/endpoint.py``; figures in ``docs/benchmarks.md``, "Endpoint").
   HTTP/1.1 only, no websockets (kgsvc serves neither HTTP/2 nor websockets).
 * **uvicorn**: the reference ASGI server, for deployments that standardise on it.
 
@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import enum
 import os
+import socket
+import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kgsvc.cli._app import DataDir, app, console
+from kgsvc.cli._app import DataDir, app, console, err_console, fail
+from kgsvc.cli.server_record import ServerRecord, client_url, read_record, remove_record, store_locked, write_record
+
+if TYPE_CHECKING:
+    from kgsvc.settings import Settings
 
 __all__ = ["serve"]
 
@@ -32,30 +38,93 @@ class ServerName(enum.StrEnum):
     uvicorn = "uvicorn"
 
 
+class LogLevel(enum.StrEnum):
+    critical = "critical"
+    error = "error"
+    warning = "warning"
+    info = "info"
+    debug = "debug"
+    trace = "trace"
+
+
+def _port_free(host: str, port: int) -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _publish_when_ready(folder: Path, url: str, token: str | None, stop: threading.Event) -> None:
+    """Write the server record (:mod:`kgsvc.cli.server_record`) once ``/health`` answers, i.e. once the app has
+    started and preloaded its indexes."""
+    import httpx
+
+    while not stop.is_set():
+        try:
+            if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
+                write_record(folder, ServerRecord(url=url, pid=os.getpid(), token=token))
+                err_console.print(f"ready at {url}", highlight=False)
+                return
+        except httpx.HTTPError:
+            pass
+        stop.wait(0.2)
+
+
 @app.command()
 def serve(
     data_dir: DataDir = None,
     host: Annotated[str, typer.Option("--host", help="Address to bind; 0.0.0.0 exposes the server.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", "-p", help="TCP port.")] = 8000,
+    port: Annotated[int, typer.Option("--port", "-p", help="TCP port.", min=1, max=65535, envvar="KGSVC_PORT")] = 8000,
     server: Annotated[ServerName, typer.Option("--server", help="HTTP server.")] = ServerName.granian,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = True,
-    log_level: Annotated[str, typer.Option("--log-level", help="Server log level.")] = "info",
+    log_level: Annotated[LogLevel, typer.Option("--log-level", help="Server log level.")] = LogLevel.info,
 ) -> None:
-    """Serve the data dir: /sparql, /datasets/NAME/sparql, /datasets/NAME/store, the JSON API and /docs."""
+    """Serve the data dir: /sparql, /datasets/NAME/sparql, /datasets/NAME/store, the JSON API and /docs.
+
+    The embedding model and the current indexes are loaded before the server reports ready (``/health``). While
+    it runs, the other ``kgsvc`` commands on the same data dir go through it (``<data dir>/server.json``).
+    """
     from kgsvc.settings import Settings
 
     settings = Settings()
     if data_dir is not None:
         settings = settings.model_copy(update={"data_dir": Path(data_dir).expanduser().resolve()})
-    console.print(
-        f"kgsvc serving {settings.data_dir} at http://{host}:{port} with {server.value} (docs: /docs)", highlight=False
-    )
+    folder = settings.data_dir
+    running = read_record(folder) if folder.is_dir() else None
+    if running is not None:
+        raise fail(
+            f"the data dir {folder} is already served by the kgsvc server at {running.url} (pid {running.pid}); "
+            "stop it first or use another --data-dir"
+        )
+    if settings.store_url is None and store_locked(folder):
+        raise fail(f"the data dir {folder} is in use by another process (its store is locked); stop it first")
+    if not _port_free(host, port):
+        raise fail(f"cannot listen on {host}:{port}: the port is in use (choose another with --port)")
+    url = client_url(host, port)
+    console.print(f"kgsvc serving {folder} at {url} with {server.value} (docs: /docs)", highlight=False)
+    stop = threading.Event()
+    threading.Thread(
+        target=_publish_when_ready, args=(folder, url, settings.api_token, stop), name="kgsvc-record", daemon=True
+    ).start()
+    try:
+        _run(settings, host, port, server, access_log, log_level.value)
+    finally:
+        stop.set()
+        remove_record(folder, os.getpid())
+
+
+def _run(settings: Settings, host: str, port: int, server: ServerName, access_log: bool, log_level: str) -> None:
     if server is ServerName.uvicorn:
         import uvicorn
 
         from kgsvc.api import create_app
 
-        uvicorn.run(create_app(settings=settings), host=host, port=port, access_log=access_log, log_level=log_level)
+        app = create_app(settings=settings, preload=True)
+        uvicorn.run(app, host=host, port=port, access_log=access_log, log_level=log_level)
         return
     from granian import Granian
     from granian.constants import HTTPModes, Interfaces
@@ -64,7 +133,7 @@ def serve(
     # granian imports the app in its worker process, which reads the settings from the environment
     os.environ["KGSVC_DATA_DIR"] = str(settings.data_dir)
     Granian(
-        "kgsvc.api.app:create_app",
+        "kgsvc.api.app:create_served_app",
         factory=True,
         address=host,
         port=port,
@@ -72,5 +141,5 @@ def serve(
         http=HTTPModes.http1,
         websockets=False,
         log_access=access_log,
-        log_level=LogLevels({"trace": "debug"}.get(log_level.lower(), log_level.lower())),  # uvicorn's names
+        log_level=LogLevels({"trace": "debug"}.get(log_level, log_level)),  # uvicorn's names
     ).serve()

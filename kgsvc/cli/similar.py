@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from kgsvc.cli._app import DataDir, app, console, open_kg
+from kgsvc.cli._app import DataDir, app, console, open_service
 
 __all__ = ["similar"]
 
@@ -23,7 +23,7 @@ def similar(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """The K nodes of DATASET nearest to TERM by GNN embedding (needs a trained GNN: KGSVC_GNN_TRAIN=true)."""
-    with open_kg(data_dir) as kg:
+    with open_service(data_dir) as kg:
         found = kg.similar(term, dataset=dataset, k=k, literals=literals)
     if as_json:
         console.print_json(json.dumps([node.model_dump(mode="json") for node in found]))

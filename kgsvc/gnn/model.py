@@ -30,7 +30,7 @@ in ConvE/CompGCN training (Dettmers et al. 2018 §4; Vashishth et al. 2020). The
 is scored against every candidate at once (1-N scoring) — see :mod:`kgsvc.gnn.train`. Candidates are
 **type-constrained** (Krompaß et al. 2015): the answers of relation ``r`` (of ``r + R``) are the nodes that are a
 tail (a head) of ``r`` in the training graph, the boolean ``ranges`` (2R × n); other nodes score ``-inf``. On
-MetaQA-half a query scores 13.5 % of the nodes on average (a release year is never scored as a director), and it removes
+MetaQA-half a query scores a small share of the nodes (a release year is never scored as a director), and it removes
 type-violating proposals.
 
 Notation: the paper's ``e_s`` / ``e_o`` are rows of the encoder output ``z``; ``R_r`` is ``diag(relation[r])``.

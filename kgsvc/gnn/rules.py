@@ -17,8 +17,8 @@ instances get confidence 0.
 
 A query ``(a, r, ?)`` then proposes every candidate ``c`` some rule reaches, with probability the noisy-or of the
 confidences of the rule instances that reach it: ``1 − Π (1 − conf(r, b))`` (Galárraga §5.1 uses the same
-combination for predictions). On MetaQA-half the rules fire for few queries but are right 50–100 % of the time
-(docs/benchmarks.md), where the R-GCN's proposals are right 10–40 %; :class:`kgsvc.gnn.predict.LinkPredictor`
+combination for predictions). On MetaQA-half the rules fire for few queries but are right more often than the
+R-GCN's proposals (docs/benchmarks-history.md); :class:`kgsvc.gnn.predict.LinkPredictor`
 takes, per candidate, the larger of the two probabilities.
 
 References

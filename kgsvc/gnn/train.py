@@ -205,7 +205,7 @@ def train_gnn(
         Refuse graphs whose estimated full-batch activation memory is larger.
     threads : int, optional
         CPU threads for torch during this call (restored after). On shared machines 1 is much faster than
-        several: intra-op threads spin on busy cores (measured 30 ms versus 1 s per WC2014 forward pass).
+        several: intra-op threads spin on busy cores (measured on WC2014: docs/benchmarks-history.md).
     features : (n_nodes × f) array, optional
         Node input features (e.g. the label embeddings of the index; :class:`kgsvc.gnn.model.RGCNDistMult`).
         They are part of the checkpoint fingerprint, not of the saved model: pass the same ones to resume.

@@ -8,8 +8,8 @@ relations, and the shared weights (bases, root, feature projection). New nodes a
 initialisation; the type constraint (``ranges``) is always the new graph's. Training then runs at most
 ``GNNConfig.finetune_epochs`` epochs, with the usual early stopping. The previous model's held-out triples stay
 held out (:func:`kgsvc.gnn.split.split_held_out`): a random split of the new graph would validate — and calibrate —
-the fine-tuned model on edges its starting point was trained on (measured: validation MRR 0.39 instead of ~0.09 on
-MetaQA-half after two epochs).
+the fine-tuned model on edges its starting point was trained on (measured on MetaQA-half: a validation MRR
+several times too high; docs/benchmarks-history.md).
 """
 
 from __future__ import annotations

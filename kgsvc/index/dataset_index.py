@@ -327,7 +327,8 @@ def open_index(settings: Settings, catalog: Catalog, dataset: str, *, embedder: 
     current = catalog.current_index_version(dataset)
     if current is None:
         raise IndexError_(
-            f"dataset {dataset!r} has no complete index yet (build it with KG.build_index or wait for the indexer)",
+            f"dataset {dataset!r} has no complete index yet (its build shows in `kgsvc jobs` and GET /jobs; "
+            f"`kgsvc index {dataset}` builds it)",
             dataset=dataset,
         )
     return load_index(

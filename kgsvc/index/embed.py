@@ -12,7 +12,7 @@ constructing an :class:`Embedder` does no I/O, the model loads on first use. Vec
 the new labels.
 
 Throughput (``python bench/vectors.py embed``): MetaQA labels are ~5 word pieces, so a forward pass is pure
-matrix work and the model runs close to the CPU's peak (about 1,000 labels/s on 2 idle cores). Labels are cut at
+matrix work and the model runs close to the CPU's peak (docs/benchmarks.md, "Vectors"). Labels are cut at
 :data:`MAX_SEQ_LENGTH` word pieces (the model allows 256), which bounds the cost of a long literal label.
 """
 

@@ -1,9 +1,9 @@
 """Exact k-nearest-neighbour search over L2-normalised rows, with numpy (no index structure).
 
 :func:`exact_search` is what :class:`kgsvc.index.dataset_index.DatasetIndex` uses instead of HNSW when a
-collection is small enough to scan, or when ``k`` is a large share of it: on the 42,797 MetaQA entity labels an
-exact scan costs ~2–4 ms a query, while HNSW at SimGRAG's k(n) = 16384 needs ``ef ≥ k`` to keep recall ≥ 0.99 and
-then costs ~40 ms (``bench/vectors.py recall``, docs/benchmarks.md). Results are exact, so recall is 1.
+collection is small enough to scan, or when ``k`` is a large share of it: on the MetaQA entity labels an exact
+scan is about ten times cheaper than HNSW at SimGRAG's k(n) = 16384, which needs ``ef ≥ k`` to keep recall ≥ 0.99
+(``bench/vectors.py recall``; figures in docs/benchmarks.md, "Vectors"). Results are exact, so recall is 1.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy.typing as npt
 
 __all__ = ["EXACT_MAX_VALUES", "EXACT_MIN_SHARE", "exact_search", "searched_exactly", "unit_rows"]
 
-#: Collections of at most this many float32 values (texts x dimension; 128 MB) are scanned exactly: ~2-4 ms a
-#: query for 43k MetaQA labels, recall 1 (docs/benchmarks.md, "Vectors"). Their Qdrant collections get no HNSW.
+#: Collections of at most this many float32 values (texts x dimension; 128 MB) are scanned exactly (O(values) a
+#: query, recall 1; docs/benchmarks.md, "Vectors"). Their Qdrant collections get no HNSW.
 EXACT_MAX_VALUES = 32_000_000
 #: Larger collections are scanned exactly too when k is at least 1/EXACT_MIN_SHARE of their points (HNSW then
 #: needs ef >= k and is slower than the scan).

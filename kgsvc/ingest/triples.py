@@ -40,7 +40,7 @@ RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 TRIPLE_FORMATS = ("pipe", "tsv", "csv", "triples")
 #: Characters of input mapped per emitted chunk (rows are never split across chunks). A quarter million gives
 #: ≈1 MB of N-Triples a chunk: small enough that the store's bulk loader, reading them from a pipe, never waits
-#: long for the next one (1 M-character blocks cost ≈10 % more wall time on MetaQA, bench/ingest.py).
+#: long for the next one (1 M-character blocks cost more wall time on MetaQA: bench/ingest.py, benchmarks-history).
 BLOCK_CHARS = 1 << 18
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

@@ -147,7 +147,7 @@ class RelationLexicon:
         smoothing : float
             Add-``smoothing`` (Lidstone) pseudo-counts per vocabulary word in each M step, against rare steps that
             explain every word of their few exemplars (Moore 2004, "Improving IBM Word-Alignment Model 1", ACL
-            P04-1066). Default 0: 0.1 and 0.5 measured 1–1.5 points lower on PQ-3H.
+            P04-1066). Default 0: 0.1 and 0.5 measured lower on PQ-3H (docs/benchmarks-history.md).
 
         Returns
         -------
@@ -156,8 +156,7 @@ class RelationLexicon:
 
         Notes
         -----
-        O(iterations · Σ words · steps) time, O(distinct (word, step) pairs) memory; measured 41 ms for the
-        600 PQ-3H exemplars and 161 ms for 1,800 MetaQA ones (one core).
+        O(iterations · Σ words · steps) time, O(distinct (word, step) pairs) memory.
         """
         data = [(list(words), [_NULL, *[s for path in sig for s in path]]) for words, sig in pairs if words]
         vocab = {w for words, _ in data for w in words}

@@ -193,7 +193,7 @@ class ExemplarSet:
 
         Notes
         -----
-        One embedding batch: about 3 ms per exemplar on two CPU cores.
+        One embedding batch: O(exemplars) forward passes.
         """
         masked = [e.masked() for e in exemplars]
         if vectors is None:

@@ -238,7 +238,7 @@ def _error(response: httpx.Response) -> KgsvcError:
             column=body.get("column"),
             dataset=body.get("dataset"),
         )
-    elif name == "IndexError_":
+    elif name in ("IndexError", "IndexError_"):  # older servers sent the Python name
         error = IndexError_(message, dataset=body.get("dataset"))
     elif name == "PatternError":
         error = PatternError(message)

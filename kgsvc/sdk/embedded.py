@@ -9,11 +9,12 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from kgsvc import faults, interrupt, jobs, recovery
 from kgsvc.catalog import Catalog, DatasetChanged
 from kgsvc.db import open_database
 from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
-from kgsvc.errors import DatasetError, IndexError_, Interrupted, LinkError
+from kgsvc.errors import DatasetError, IndexError_, Interrupted, KgsvcError, LinkError
 from kgsvc.gnn import artifacts
 from kgsvc.index.build import GNN_FOLDER, build_index, remove_dataset_indexes
 from kgsvc.index.dataset_index import DatasetIndex, open_index
@@ -189,9 +190,11 @@ class KG:
         Raises
         ------
         IngestError
-            Malformed, empty, binary or unknown-format input; the dataset is unchanged.
+            Malformed, empty, binary or unknown-format input; the dataset is unchanged (a dataset the load
+            created is removed again).
         """
         path = Path(path)
+        created = not self.catalog.exists(dataset)
         info = self.catalog.create(dataset, base_iri=base_iri, exist_ok=True)
         entity_base = info.base_iri or base_iri or f"https://kgsvc.local/{dataset}/"
         job = job_id or self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
@@ -207,7 +210,7 @@ class KG:
         # in the store, startup recovery drops the graph again, as the loader does for a rejected file
         rollback = not replace and info.triples == 0 and path.is_file()
         rollback = rollback and path.stat().st_size > self.settings.bulk_threshold_bytes
-        with self.catalog.running(job) as update:
+        with self._dropped_on_failure(dataset, created), self.catalog.running(job) as update:
             if rollback:
                 update(counts={recovery.ROLLBACK_ON_CRASH: True})
             try:
@@ -251,6 +254,16 @@ class KG:
             format=report.format,
             store_version=version,
         )
+
+    @contextlib.contextmanager
+    def _dropped_on_failure(self, dataset: str, created: bool) -> Iterator[None]:
+        """Remove ``dataset`` again when the block fails and ``created`` says the block's caller made it."""
+        try:
+            yield
+        except BaseException:
+            if created and self.catalog.exists(dataset):
+                self.catalog.drop(dataset)
+            raise
 
     def submit_load(
         self, path: str | Path, *, dataset: str, format: str | None = None, base_iri: str | None = None
@@ -391,7 +404,7 @@ class KG:
         """Serialise a dataset's triples (``nt``, ``ttl``, ``rdf``, ``jsonld``, …)."""
         fmt = format_from_name(format)
         if not isinstance(fmt, RdfFormat):
-            raise ValueError(f"cannot serialise to {format!r}")
+            raise ValueError(f"cannot write a dataset as {format!r}: expected nt, ttl, rdf, jsonld, n3, nq or trig")
         return self.store.dump(self.catalog.get(dataset).graph, fmt)
 
     # -- catalog ----------------------------------------------------------------------------------------------
@@ -435,6 +448,25 @@ class KG:
         # the last reference goes (its files stay until the next version completes, see kgsvc.index.build)
         return fresh
 
+    def preload(self) -> list[str]:
+        """Load what the first question would: the embedding model, and for every dataset with a complete index
+        version its index, its question answerer and one question's code path (a warm-up ask whose answer is
+        discarded). ``kgsvc serve`` calls it before it answers ``/health``; returns the datasets made ready.
+        """
+        from kgsvc.index.embed import Embedder
+
+        Embedder(self.settings.embedding_model).encode(["warm up"])
+        ready = []
+        for info in self.datasets():
+            if self.catalog.current_index_version(info.name) is None:
+                continue
+            try:
+                self.ask("what is this", dataset=info.name)
+            except KgsvcError:
+                pass  # a question it cannot ground still loaded the index and the answerer
+            ready.append(info.name)
+        return ready
+
     def ask(self, question: str, *, dataset: str, **options: Any) -> Answer:
         """Answer ``question`` from ``dataset`` with evidence and SPARQL (DESIGN §5; :mod:`kgsvc.qa.pipeline`).
 
@@ -458,7 +490,8 @@ class KG:
         graph = answerer_for(self, dataset, QAOptions()).graph
         if graph.predictor is None:
             raise IndexError_(
-                f"dataset {dataset!r} has no trained GNN for its current index version (submit_train_gnn trains it)",
+                f"dataset {dataset!r} has no trained GNN for its current index version "
+                "(with KGSVC_GNN_TRAIN=true one is trained after every index build)",
                 dataset=dataset,
             )
         text = term if term[:1] in ("<", '"', "_") else f"<{term}>"

@@ -24,6 +24,7 @@ import pyoxigraph as ox
 from kgsvc.errors import IngestError, QueryError, StoreError
 from kgsvc.store.base import QueryResult, Store
 from kgsvc.store.rdf import Quad, RdfFormat, iter_serialized, syntax_error
+from kgsvc.store.syntax import shorten_syntax_error
 
 __all__ = ["EmbeddedStore", "check_update_syntax"]
 
@@ -108,7 +109,7 @@ class EmbeddedStore(Store):
                 use_default_graph_as_union=union_default_graph,
             )
         except SyntaxError as exc:
-            raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+            raise QueryError(shorten_syntax_error(str(exc)), kind="syntax", query=sparql) from exc
         except ValueError as exc:
             raise QueryError(str(exc), kind="syntax", query=sparql) from exc
         except OSError as exc:
@@ -118,7 +119,7 @@ class EmbeddedStore(Store):
         try:
             self._store.update(sparql)
         except SyntaxError as exc:
-            raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+            raise QueryError(shorten_syntax_error(str(exc)), kind="syntax", query=sparql) from exc
         except (ValueError, OSError) as exc:
             raise QueryError(f"update failed: {exc}", kind="syntax", query=sparql) from exc
 

@@ -16,6 +16,7 @@ def test_health_and_docs(http: httpx.Client) -> None:
         "status": "ok",
         "version": kgsvc.__version__,
         "read_only": False,
+        "auto_index": False,
         "store": "EmbeddedStore",
         "executor": "process",
     }
@@ -81,7 +82,7 @@ def test_a_rejected_upload_changes_nothing(http: httpx.Client, server: Served) -
 def test_ask_needs_an_index_then_answers_with_evidence(http: httpx.Client, server: Served, scratch: str) -> None:
     question = {"question": "who directed Tokyo Godfathers", "dataset": scratch}
     refused = http.post("/ask", json=question)
-    assert refused.status_code == 409 and refused.json()["error"] == "IndexError_", refused.text
+    assert refused.status_code == 409 and refused.json()["error"] == "IndexError", refused.text
     server.kg.build_index(scratch)
     answer = http.post("/ask", json=question)
     assert answer.status_code == 200, answer.text

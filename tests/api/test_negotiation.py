@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pyoxigraph import QueryResultsFormat, QuerySolutions
 
 from kgsvc.api.negotiation import NotAcceptable, negotiate, rdf_format_for_media_type
 from kgsvc.api.results import QueryJob, run_query
@@ -76,7 +77,9 @@ def _job(query: str, media_type: str, *, max_rows: int = 100) -> QueryJob:
 def test_select_through_tsv_is_lossless(store: EmbeddedStore, media_type: str) -> None:
     query = "SELECT ?s ?o ?unbound WHERE { ?s ?p ?o } ORDER BY ?o"
     _, body = run_query(store, _job(query, media_type))
-    direct = store.query(query, default_graph=["urn:g"]).serialize(format=negotiate(media_type, "results").native)
+    solutions, fmt = store.query(query, default_graph=["urn:g"]), negotiate(media_type, "results").native
+    assert isinstance(solutions, QuerySolutions) and isinstance(fmt, QueryResultsFormat)
+    direct = solutions.serialize(format=fmt)
     assert body == direct
 
 

@@ -11,6 +11,7 @@ import httpx
 import pytest
 import rdflib
 from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
+from rdflib.query import ResultRow
 from SPARQLWrapper import CSV, GET, JSON, JSONLD, N3, POST, RDFXML, TSV, TURTLE, XML, SPARQLWrapper
 
 from tests.api.conftest import AUTH, TOKEN, Served
@@ -26,7 +27,7 @@ PAPRIKA_TRIPLES = 9  # film_Paprika's outgoing edges in the sample KG
 
 def _names(body: dict[str, object]) -> list[str]:
     bindings = body["results"]["bindings"]  # type: ignore[index]
-    return sorted(b["name"]["value"] for b in bindings)  # type: ignore[index]
+    return sorted(b["name"]["value"] for b in bindings)
 
 
 def test_query_by_get_post_form_and_post_direct_agree(http: httpx.Client) -> None:
@@ -45,20 +46,29 @@ def test_sparqlwrapper_every_select_and_ask_format(server: Served, method: str) 
     wrapper.setMethod(method)
     wrapper.setQuery(DIRECTORS)
     wrapper.setReturnFormat(JSON)
-    assert [b["name"]["value"] for b in wrapper.query().convert()["results"]["bindings"]] == ["Satoshi Kon"]
+    results = wrapper.query().convert()
+    assert isinstance(results, dict)
+    assert [b["name"]["value"] for b in results["results"]["bindings"]] == ["Satoshi Kon"]
     wrapper.setReturnFormat(XML)
     document = wrapper.query().convert()
     assert isinstance(document, xml.dom.minidom.Document)
-    assert [n.firstChild.data for n in document.getElementsByTagName("literal")] == ["Satoshi Kon"]
+    texts = [n.firstChild for n in document.getElementsByTagName("literal")]
+    assert [t.data for t in texts if isinstance(t, xml.dom.minidom.Text)] == ["Satoshi Kon"]
     wrapper.setReturnFormat(CSV)
-    assert list(csv.reader(io.StringIO(wrapper.query().convert().decode()))) == [["name"], ["Satoshi Kon"]]
+    table = wrapper.query().convert()
+    assert isinstance(table, bytes)
+    assert list(csv.reader(io.StringIO(table.decode()))) == [["name"], ["Satoshi Kon"]]
     wrapper.setReturnFormat(TSV)
-    assert wrapper.query().convert().decode().splitlines() == ["?name", '"Satoshi Kon"']
+    table = wrapper.query().convert()
+    assert isinstance(table, bytes)
+    assert table.decode().splitlines() == ["?name", '"Satoshi Kon"']
     wrapper.setQuery(f"ASK {{ <{EX}film_Paprika> ?p ?o }}")
-    for fmt in (JSON, XML):
-        wrapper.setReturnFormat(fmt)
-        converted = wrapper.query().convert()
-        assert converted["boolean"] is True if fmt == JSON else "true" in converted.toxml()
+    wrapper.setReturnFormat(JSON)
+    answer = wrapper.query().convert()
+    assert isinstance(answer, dict) and answer["boolean"] is True
+    wrapper.setReturnFormat(XML)
+    answer_xml = wrapper.query().convert()
+    assert isinstance(answer_xml, xml.dom.minidom.Document) and "true" in answer_xml.toxml()
 
 
 @pytest.mark.parametrize("fmt", [TURTLE, N3, RDFXML, JSONLD])
@@ -67,11 +77,11 @@ def test_sparqlwrapper_every_graph_format(server: Served, fmt: str) -> None:
     wrapper.setQuery(CONSTRUCT)
     wrapper.setReturnFormat(fmt)
     converted = wrapper.query().convert()
-    graph = (
-        converted
-        if isinstance(converted, rdflib.Graph)
-        else rdflib.Graph().parse(data=converted, format="turtle" if fmt in (TURTLE, N3) else fmt)
-    )
+    if isinstance(converted, rdflib.Graph):
+        graph = converted
+    else:
+        assert isinstance(converted, str | bytes), type(converted)
+        graph = rdflib.Graph().parse(data=converted, format="turtle" if fmt in (TURTLE, N3) else fmt)
     assert len(graph) == PAPRIKA_TRIPLES
 
 
@@ -102,7 +112,8 @@ def test_construct_content_negotiation(http: httpx.Client, accept: str, media_ty
 def test_rdflib_sparqlstore_queries_and_sparqlupdatestore_writes(server: Served, scratch: str) -> None:
     store = SPARQLStore(server.url + "/sparql")
     graph = rdflib.Graph(store=store)
-    assert sorted(str(row[0]) for row in graph.query(DIRECTORS)) == ["Satoshi Kon"]
+    rows = [row for row in graph.query(DIRECTORS) if isinstance(row, ResultRow)]
+    assert sorted(str(row[0]) for row in rows) == ["Satoshi Kon"]
     assert len(graph.query(CONSTRUCT)) == PAPRIKA_TRIPLES
     before = server.count(scratch)
     update_store = SPARQLUpdateStore(

@@ -37,7 +37,7 @@ def test_serve_answers_sparql_and_stops_cleanly(tmp_path: Path, server: str) -> 
     )
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # serve loads the embedding model before it answers /health
         while True:
             assert process.poll() is None, (tmp_path / "serve.log").read_text()
             try:

@@ -22,7 +22,7 @@ def test_compose_sets_only_real_settings_and_runs_every_part() -> None:
         assert not unknown, f"{name} sets variables kgsvc does not read: {sorted(unknown)}"
         settings = Settings(**{k.removeprefix("KGSVC_").lower(): v for k, v in env.items()})
         assert not settings.embedded  # a broker is set: tasks go to the Celery workers
-        assert settings.store_url and settings.qdrant_url and settings.database_url.startswith("postgresql")
+        assert settings.store_url and settings.qdrant_url and (settings.database_url or "").startswith("postgresql")
     assert services["worker"]["command"][:3] == ["celery", "-A", "workers.app"]
 
 

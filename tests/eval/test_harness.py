@@ -13,17 +13,25 @@ from kgsvc.eval.harness import BENCHMARKS, _exemplar_pool, normalise, ordered, r
 
 
 def test_wc2014_slice_is_scored_and_reported(tmp_path: Path) -> None:
-    report = run_eval("wc2014", "1hop", limit=8, pool_size=150)
+    report = run_eval("wc2014", "1hop", limit=40, pool_size=150)
     summary = report.summary()
-    assert summary["n"] == 8 and report.n_exemplars > 0
-    assert summary["ceiling"] >= summary["strict_hits1"] >= 0.75
+    assert summary["n"] == 40 and report.n_exemplars > 0
+    # the rates are the shares of the per-question judgements, and every judgement follows its definition
+    assert summary["strict_hits1"] == sum(r.strict for r in report.results) / 40
+    assert summary["lenient_hits1"] == sum(r.lenient for r in report.results) / 40
+    assert summary["ceiling"] == sum(r.reachable for r in report.results) / 40
+    for r in report.results:
+        assert r.lenient == (r.strict or any(g.casefold() in r.text.casefold() for g in r.gold)), r
+    assert summary["errors"] == dict(Counter(r.stage for r in report.results if not r.strict and r.stage))
+    # WC2014 1-hop is a one-relation lookup: 40 of 40 strict on this seed (2026-11-25); allow two misses
+    assert summary["strict_hits1"] >= 0.95, summary
     assert summary["lenient_hits1"] >= summary["strict_hits1"]
     assert set(summary["latency"]) >= {"link", "pattern", "match", "answer", "total"}
     assert report.extra["sample"] == "random (seed 0)"
     scored = {r.question for r in report.results}
     md = report.write(tmp_path)
     rows = [json.loads(line) for line in md.with_suffix(".jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == 8 and {r["question"] for r in rows} == scored
+    assert len(rows) == 40 and {r["question"] for r in rows} == scored
     assert "strict Hits@1" in md.read_text(encoding="utf-8")
     for r in report.results:
         assert r.strict == (bool(r.answers) and normalise(r.answers[0]) in {normalise(g) for g in r.gold})

@@ -30,4 +30,4 @@ def test_dropping_facts_keeps_every_entity_and_label() -> None:
     )
     isolated = np.flatnonzero(degree == 0)
     assert len(isolated) > 0  # some entities lost every fact and are still nodes, with their labels
-    assert all(half.node_labels[n] == full.node_labels[n] for n in isolated)
+    assert all(half.node_labels[int(n)] == full.node_labels[int(n)] for n in isolated)

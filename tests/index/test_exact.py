@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,7 +17,8 @@ from kgsvc.settings import Settings
 
 def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     rows = rng.normal(size=(n, d)).astype(np.float32)
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    unit: np.ndarray = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return unit
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -53,7 +55,12 @@ def test_index_searches_exactly_and_agrees_with_qdrant(tmp_path: Path, monkeypat
         monkeypatch.setattr(exact_module, "EXACT_MAX_VALUES", 0)
         calls: list[int] = []
         search = index.vectors.search
-        monkeypatch.setattr(index.vectors, "search", lambda *a, **kw: calls.append(1) or search(*a, **kw))
+
+        def counted(*a: Any, **kw: Any) -> Any:
+            calls.append(1)
+            return search(*a, **kw)
+
+        monkeypatch.setattr(index.vectors, "search", counted)
         assert index.search_node_texts(queries, 1) == qdrant_top1(qdrant)
         assert calls == [1]
 

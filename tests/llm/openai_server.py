@@ -55,7 +55,11 @@ def create_app(llm: TransformersLLM, *, honour_constraints: bool = True) -> Fast
         schema = guided.get("json")
         if schema is None and request.response_format and request.response_format.get("type") == "json_schema":
             schema = request.response_format["json_schema"]["schema"]
-        stop = request.stop[0] if isinstance(request.stop, list) and request.stop else request.stop or None
+        stop: str | None = None
+        if isinstance(request.stop, list):
+            stop = request.stop[0] if request.stop else None
+        else:
+            stop = request.stop or None
         if honour_constraints and schema is not None:
             value = llm.generate_json(prompt, schema, max_tokens=max_tokens)
             text = json.dumps(value)

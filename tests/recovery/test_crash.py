@@ -219,7 +219,7 @@ def building(data: Path) -> bool:
         return False
     with contextlib.closing(sqlite3.connect(data / "kgsvc.db", timeout=30)) as db:
         try:
-            return db.execute("SELECT count(*) FROM index_versions WHERE state = 'building'").fetchone()[0] > 0
+            return int(db.execute("SELECT count(*) FROM index_versions WHERE state = 'building'").fetchone()[0]) > 0
         except sqlite3.OperationalError:  # not migrated yet
             return False
 

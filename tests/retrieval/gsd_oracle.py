@@ -45,7 +45,7 @@ def oracle_order(problem: Problem) -> tuple[int, list[int]]:
     matched = {root}
     order: list[int] = []
     while len(order) < len(problem.edges):
-        options = []
+        options: list[tuple[tuple[int, int, int], int, int | None]] = []
         for j, (h, t) in enumerate(problem.edges):
             if j in order:
                 continue
@@ -56,10 +56,10 @@ def oracle_order(problem: Problem) -> tuple[int, list[int]]:
                 rank = (1, sizes[new], j) if new in sizes else (2, 0, j)
                 options.append((rank, j, new))
         options.sort()
-        _, j, new = options[0]
+        _, j, chosen = options[0]
         order.append(j)
-        if new is not None:
-            matched.add(new)
+        if chosen is not None:
+            matched.add(chosen)
     return root, order
 
 

@@ -7,6 +7,8 @@ directions, k ∈ {1, 2, 3, 10}, with and without node reuse.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -118,13 +120,17 @@ def test_optimised_equals_oracle_and_bound_is_admissible(chunk: int) -> None:
         assert (order.root, [s.edge for s in order.steps]) == (root, edge_order), f"seed {seed}"
 
         bounds: list[tuple[dict[int, int], dict[int, int], int]] = []
+
+        def hook(nodes: dict[int, int], edges: dict[int, int], bound: int, seen: list[Any] = bounds) -> None:
+            seen.append((nodes, edges, bound))
+
         hooked = _search(
             snapshot,
             pattern,
             candidates,
             k=k,
             allow_node_reuse=reuse,
-            hook=lambda nodes, edges, bound, seen=bounds: seen.append((nodes, edges, bound)),
+            hook=hook,
             root_lookahead_min=seed % 2,  # the root re-ranking through step 0's lookahead, on half of the cases
         )
         # the kernel's switches: the plain Eq. 11 bound without lookahead tables; reverse children wherever a
@@ -150,14 +156,14 @@ def test_optimised_equals_oracle_and_bound_is_admissible(chunk: int) -> None:
         # bound validity (item 11): every partial map the search considered (pruned or not) has a bound <= the
         # GSD of each of its completions. Partial maps are prefixes in matching order: index completions by them.
         best: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], int] = {}
-        for m in matches:
-            nodes_seen = {root: m.node_map[root]}
+        for om in matches:
+            nodes_seen = {root: om.node_map[root]}
             for i in range(len(edge_order) + 1):
-                prefix = (frozenset(nodes_seen.items()), frozenset((j, m.edge_ids[j]) for j in edge_order[:i]))
-                best[prefix] = min(best.get(prefix, m.gsd_q), m.gsd_q)
+                prefix = (frozenset(nodes_seen.items()), frozenset((j, om.edge_ids[j]) for j in edge_order[:i]))
+                best[prefix] = min(best.get(prefix, om.gsd_q), om.gsd_q)
                 if i < len(edge_order):
                     a, b = problem.edges[edge_order[i]]
-                    nodes_seen.update({a: m.node_map[a], b: m.node_map[b]})
+                    nodes_seen.update({a: om.node_map[a], b: om.node_map[b]})
         for nodes, edges, bound in bounds:
             lowest = best.get((frozenset(nodes.items()), frozenset(edges.items())))
             if lowest is not None:

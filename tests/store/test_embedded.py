@@ -4,6 +4,7 @@ import io
 from pathlib import Path
 
 import pytest
+from pyoxigraph import QuerySolutions
 
 from kgsvc.errors import DatasetError, QueryError, StoreError
 from kgsvc.store import EmbeddedStore, RdfFormat, check_dataset_name, dataset_graph, dataset_of_graph
@@ -47,9 +48,12 @@ def test_query_scoping_and_errors() -> None:
     store.load(
         io.BytesIO(b"<http://ex/c> <http://ex/p> <http://ex/d> ."), RdfFormat.N_TRIPLES, graph=dataset_graph("b").value
     )
-    one = list(store.query("SELECT ?s WHERE { ?s ?p ?o }", default_graph=[dataset_graph("b").value]))
-    assert [row["s"].value for row in one] == ["http://ex/c"]  # type: ignore[index]
-    union = list(store.query("SELECT ?s WHERE { ?s ?p ?o }", union_default_graph=True))
+    one = store.query("SELECT ?s WHERE { ?s ?p ?o }", default_graph=[dataset_graph("b").value])
+    assert isinstance(one, QuerySolutions)
+    assert [row["s"].value for row in one] == ["http://ex/c"]
+    solutions = store.query("SELECT ?s WHERE { ?s ?p ?o }", union_default_graph=True)
+    assert isinstance(solutions, QuerySolutions)
+    union = list(solutions)
     assert len(union) == 3
     with pytest.raises(QueryError) as info:
         store.query("SELECT ?s WHERE { ?s ?p }")

@@ -34,6 +34,7 @@ def test_remote_store_round_trip(oxigraph_server: str) -> None:
 
 def test_remote_store_errors(oxigraph_server: str) -> None:
     with RemoteStore(oxigraph_server) as store, RemoteStore("http://127.0.0.1:9", timeout_s=2) as unreachable:
+        assert isinstance(store, RemoteStore) and isinstance(unreachable, RemoteStore)
         _check_errors(store, unreachable)
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,3 +33,26 @@ def test_no_remote_urls_at_run_time() -> None:
 def test_mount_refuses_a_missing_build(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="npm run build"):
         mount_page(Starlette(), directory=tmp_path)
+
+
+def test_the_committed_build_is_the_build_of_web_src(tmp_path: Path) -> None:
+    """Rebuild the page from ``web/src`` (esbuild, the versions of web/package-lock.json, installed by
+    scripts/install) into a temporary folder: every file must equal the committed one in kgsvc/web/static."""
+    node = shutil.which("node")
+    assert node, "node is missing: run scripts/install (it installs nodejs and web/node_modules)"
+    assert (SOURCE / "node_modules" / "esbuild").is_dir(), "web/node_modules is missing: run scripts/install"
+    out = tmp_path / "static"
+    built = subprocess.run(
+        [node, "build.mjs"],
+        cwd=SOURCE,
+        env={**os.environ, "KGSVC_WEB_OUT": str(out)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    fresh = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    committed = {p.relative_to(STATIC_DIR).as_posix(): p.read_bytes() for p in STATIC_DIR.rglob("*") if p.is_file()}
+    assert sorted(fresh) == sorted(committed)
+    stale = [name for name in fresh if fresh[name] != committed[name]]
+    assert not stale, f"{stale} differ from a build of web/src: run `npm run build` in web/ and commit"

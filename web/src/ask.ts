@@ -95,6 +95,13 @@ function termText(t: Term): string {
   return t.kind === "uri" ? `${t.label} <${t.value}>` : JSON.stringify(t.label);
 }
 
+/** The answer's heading and text; the server's text may already say "No grounded answer: …". */
+function answerLine(answer: Answer): (string | HTMLElement)[] {
+  const heading = answer.grounded ? "Answer:" : "No grounded answer:";
+  const text = answer.text.startsWith(heading) ? answer.text.slice(heading.length).trimStart() : answer.text;
+  return [h("strong", {}, `${heading} `), text];
+}
+
 /** Render an Answer into `target` (also used directly by the browser tests for hand-written evidence). */
 export function renderAnswer(target: HTMLElement, answer: Answer, open: OpenInEditor): void {
   const parts: HTMLElement[] = [];
@@ -102,8 +109,7 @@ export function renderAnswer(target: HTMLElement, answer: Answer, open: OpenInEd
     h(
       "div",
       { class: `answer-text ${answer.grounded ? "grounded" : "ungrounded"}` },
-      h("strong", {}, answer.grounded ? "Answer: " : "No grounded answer: "),
-      answer.text,
+      ...answerLine(answer),
     ),
   );
   parts.push(...kindParts(answer));

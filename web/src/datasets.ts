@@ -53,7 +53,14 @@ function table(headers: string[], rows: (string | Node)[][], cls: string): HTMLT
   );
 }
 
-export async function renderDatasets(target: HTMLElement, datasets: DatasetInfo[], current: string): Promise<boolean> {
+/** Render the tab; returns whether something is still changing (a job runs, or an index build is due), so that
+ * the caller polls again. `autoIndex`: the server builds indexes after every change (GET /health). */
+export async function renderDatasets(
+  target: HTMLElement,
+  datasets: DatasetInfo[],
+  current: string,
+  autoIndex: boolean,
+): Promise<boolean> {
   const parts: HTMLElement[] = [
     h("h2", {}, "Datasets"),
     table(
@@ -66,6 +73,11 @@ export async function renderDatasets(target: HTMLElement, datasets: DatasetInfo[
   try {
     if (current) {
       const stats = await getJson<Stats>(`/datasets/${enc(current)}`);
+      // the server builds the index after a change: until a version covers the data (or failed), keep polling
+      const covered = stats.index_versions.some(
+        (v) => v.store_version >= stats.store_version && (v.state === "complete" || v.state === "failed"),
+      );
+      running = autoIndex && !covered;
       parts.push(
         h("h2", {}, `Dataset ${stats.name}`),
         table(
@@ -92,7 +104,7 @@ export async function renderDatasets(target: HTMLElement, datasets: DatasetInfo[
       );
     }
     const jobs = await getJson<Job[]>(current ? `/jobs?dataset=${enc(current)}` : "/jobs");
-    running = jobs.some((j) => RUNNING.has(j.state));
+    running = running || jobs.some((j) => RUNNING.has(j.state));
     parts.push(
       h("h3", {}, "Jobs"),
       jobs.length

@@ -89,7 +89,7 @@ export function drawEvidence(container: HTMLElement, triples: EvidenceTriple[], 
   container.dataset.nodes = JSON.stringify([...nodes.values()].map((n) => n.label || n.value));
   container.dataset.edges = JSON.stringify(triples.map((t) => `${t.head.label} -${t.relation.label}-> ${t.tail.label}`));
   container.dataset.inferred = String(triples.filter((t) => t.inferred).length);
-  return cytoscape({
+  const cy = cytoscape({
     container,
     elements,
     userZoomingEnabled: false,
@@ -136,4 +136,10 @@ export function drawEvidence(container: HTMLElement, triples: EvidenceTriple[], 
       },
     ],
   });
+  // refit when the panel changes size (window resize, a tab shown again): the layout keeps its positions
+  new ResizeObserver(() => {
+    cy.resize();
+    cy.fit(undefined, 36);
+  }).observe(container);
+  return cy;
 }

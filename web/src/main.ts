@@ -58,10 +58,24 @@ async function loadDatasets(): Promise<void> {
   picker.value = names.includes(previous) ? previous : (names[0] ?? "");
 }
 
+let autoIndex = false;
+
+/** Render the Datasets tab, and again every second while a job runs or an index build is due (tab visible). */
+let refreshes = 0;
+
 async function refreshDatasets(): Promise<void> {
   window.clearTimeout(refreshTimer);
-  const running = await renderDatasets(byId("datasets-view"), datasetsCache, dataset());
-  if (running && !byId("panel-datasets").hidden) refreshTimer = window.setTimeout(() => void refreshDatasets(), 2000);
+  const mine = ++refreshes; // a refresh that an older one outlives must not be overwritten by it
+  try {
+    datasetsCache = await getJson<DatasetInfo[]>("/datasets");
+  } catch {
+    // keep the last list; renderDatasets shows the error of its own requests
+  }
+  const fresh = document.createElement("div");
+  const running = await renderDatasets(fresh, datasetsCache, dataset(), autoIndex);
+  if (mine !== refreshes) return;
+  byId("datasets-view").replaceChildren(...fresh.childNodes);
+  if (running && !byId("panel-datasets").hidden) refreshTimer = window.setTimeout(() => void refreshDatasets(), 1000);
 }
 
 for (const t of tabs) byId(`tab-${t}`).addEventListener("click", () => show(t));
@@ -74,7 +88,12 @@ byId("run").addEventListener("click", () => void run());
 byId("insert-prefixes").addEventListener("click", () => setText(editor, addMissingPrefixes(`${prefixBlock()}\n${editor.state.doc.toString()}`)));
 byId<HTMLFormElement>("ask-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  void ask(byId("ask-results"), byId<HTMLInputElement>("question").value, dataset(), openInEditor);
+  const button = byId<HTMLButtonElement>("ask");
+  if (button.disabled) return;
+  button.disabled = true; // one question at a time: enabled again when the answer (or the error) is shown
+  void ask(byId("ask-results"), byId<HTMLInputElement>("question").value, dataset(), openInEditor).finally(() => {
+    button.disabled = false;
+  });
 });
 const token = byId<HTMLInputElement>("token");
 token.value = getToken();
@@ -99,6 +118,11 @@ byId<HTMLFormElement>("upload-form").addEventListener("submit", (event) => {
 };
 
 void (async () => {
+  try {
+    autoIndex = (await getJson<{ auto_index?: boolean }>("/health")).auto_index ?? false;
+  } catch {
+    autoIndex = false;
+  }
   await loadDatasets();
   byId<HTMLInputElement>("upload-name").value = dataset();
   const initial = location.hash.slice(1) as Tab;
