@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
+from kgsvc.errors import QueryError
 from kgsvc.store.sparql_lexer import PROLOGUE, Token, block_end, split_operations, tokens, word_at
 
 __all__ = ["UpdateScope", "query_graphs", "update_scope"]
@@ -112,10 +113,13 @@ def update_scope(update: str) -> UpdateScope:
     """
     scope = UpdateScope()
     prologue = _Prologue()
-    for op in split_operations(tokens(update)):
-        i = prologue.skip(op, 0)
-        if i < len(op):
-            _operation(op, i, prologue, scope)
+    try:
+        for op in split_operations(tokens(update)):
+            i = prologue.skip(op, 0)
+            if i < len(op):
+                _operation(op, i, prologue, scope)
+    except QueryError:  # unbalanced braces: not an update pyoxigraph will run, and its parser says where
+        scope.every_write = scope.every_read = True
     return scope
 
 
