@@ -38,7 +38,7 @@ from kgsvc.api.service_description import service_description
 from kgsvc.api.sparql_text import find_keyword, has_dataset_clause, query_form, rewrite_update
 from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import QueryError
-from kgsvc.store import NamedNode
+from kgsvc.store import NamedNode, check_sparql
 
 __all__ = ["answer_query", "dataset_sparql", "endpoint", "sparql"]
 
@@ -120,6 +120,12 @@ def _decode(body: bytes) -> str:
         raise ApiError(400, f"the request body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
+def _check_text(state: ApiState, text: str) -> None:
+    """Refuse text that could overflow the parser's stack (400, naming the limit), before anything parses it."""
+    settings = state.settings
+    check_sparql(text, max_depth=settings.sparql_max_depth, max_operators=settings.sparql_max_operators)
+
+
 def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...]) -> None:
     if state.settings.allow_remote_sparql:
         return
@@ -156,6 +162,7 @@ async def answer_query(
     if is_lookup:  # a SELECT or ASK without SERVICE or FROM
         form: str | None = "select"
     else:
+        _check_text(state, query)
         _refuse_remote(state, query, ("SERVICE",))
         form = query_form(query)
     # SPARQLWrapper repeats format/output: the first value counts
@@ -199,6 +206,7 @@ async def _update(
     require_write(request, state)
     if _one(params, "default-graph-uri") is not None or _one(params, "named-graph-uri") is not None:
         raise ApiError(400, "default-graph-uri / named-graph-uri apply to queries; updates take using-graph-uri")
+    _check_text(state, update)
     _refuse_remote(state, update, ("LOAD", "SERVICE"))
     text = rewrite_update(
         update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")

@@ -73,4 +73,5 @@ def serve(
         websockets=False,
         log_access=access_log,
         log_level=LogLevels({"trace": "debug"}.get(log_level.lower(), log_level.lower())),  # uvicorn's names
+        respawn_failed_workers=True,  # a worker that dies anyway (a native crash) is replaced, not the end
     ).serve()
