@@ -77,9 +77,7 @@ def test_a_nested_brace_update_is_a_400_and_the_server_stays_up(http: httpx.Clie
     update = f"INSERT {{ <urn:a> <urn:b> <urn:c> }} WHERE {NESTED}"
     for request in (
         lambda: http.post("/sparql", data={"update": update}, headers=AUTH),
-        lambda: http.post(
-            "/sparql", content=update, headers={**AUTH, "Content-Type": "application/sparql-update"}
-        ),
+        lambda: http.post("/sparql", content=update, headers={**AUTH, "Content-Type": "application/sparql-update"}),
     ):
         response = under_load(server, request)
         assert response.status_code == 400, response.text

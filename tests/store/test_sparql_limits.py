@@ -41,7 +41,7 @@ ORDINARY = [
     "PREFIX s: <http://schema.org/> SELECT ?n (COUNT(?m) AS ?c) WHERE { ?m s:director ?d . ?d s:name ?n . "
     "OPTIONAL { ?m s:date-published ?y FILTER(?y >= '2000-01-01' && ?y < '2010-01-01') } } GROUP BY ?n",
     "INSERT DATA { GRAPH <urn:kgsvc:dataset:x> { <http://e/a> <http://e/r> ( 1 2 ( 3 [ <http://e/p> 4 ] ) ) } }",
-    "SELECT * WHERE { " + " ".join(f"<http://example.org/r/{i}> <http://example.org/p/q-{i}> ?o{i} ." for i in range(60)) + "}",
+    "SELECT * { " + " ".join(f"<http://ex.org/r/{i}> <http://ex.org/p/q-{i}> ?o{i} ." for i in range(60)) + "}",
 ]
 
 
