@@ -90,6 +90,8 @@ async def endpoint(request: Request, dataset: str | None) -> Response:
             return await service_description(request, state, dataset)
         return await _query(request, state, query, url_params, graph)
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media == _UPDATE:  # the token first: an unauthorised update costs no memory for its body
+        require_write(request, state)
     body = await request.body()
     text = _decode(body)
     if media == _FORM:

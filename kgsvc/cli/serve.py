@@ -16,13 +16,14 @@ lookups run in the app's own pool of query worker processes (:mod:`kgsvc.api.exe
 from __future__ import annotations
 
 import enum
+import ipaddress
 import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from kgsvc.cli._app import DataDir, app, console
+from kgsvc.cli._app import DataDir, app, console, err_console
 
 __all__ = ["serve"]
 
@@ -30,6 +31,16 @@ __all__ = ["serve"]
 class ServerName(enum.StrEnum):
     granian = "granian"
     uvicorn = "uvicorn"
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
 
 
 @app.command()
@@ -40,11 +51,27 @@ def serve(
     server: Annotated[ServerName, typer.Option("--server", help="HTTP server.")] = ServerName.granian,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = True,
     log_level: Annotated[str, typer.Option("--log-level", help="Server log level.")] = "info",
+    insecure: Annotated[
+        bool,
+        typer.Option("--insecure", help="Serve a non-loopback address with no KGSVC_API_TOKEN (anyone may write)."),
+    ] = False,
 ) -> None:
-    """Serve the data dir: /sparql, /datasets/NAME/sparql, /datasets/NAME/store, the JSON API and /docs."""
+    """Serve the data dir: /sparql, /datasets/NAME/sparql, /datasets/NAME/store, the JSON API and /docs.
+
+    On an address other than loopback the server refuses to start without a write token (``KGSVC_API_TOKEN``),
+    unless ``--insecure`` says that anyone who reaches it may write.
+    """
     from kgsvc.settings import Settings
 
     settings = Settings()
+    if not (settings.api_token or settings.read_only or insecure or _loopback(host)):
+        err_console.print(
+            f"[bold red]error:[/] refusing to serve {host} without a write token: anyone who reaches it could change "
+            "or drop the data. Set KGSVC_API_TOKEN (or KGSVC_READ_ONLY=true), bind 127.0.0.1, or pass --insecure.",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
     if data_dir is not None:
         settings = settings.model_copy(update={"data_dir": Path(data_dir).expanduser().resolve()})
     console.print(

@@ -6,8 +6,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import httpx
+import pytest
 
 from kgsvc.api.executor import ProcessExecutor
 from tests.api.conftest import AUTH, Served
@@ -50,7 +52,10 @@ class _Background:
         self._thread.join(timeout=60)
 
 
-def under_load(server: Served, hostile: Callable[[], httpx.Response]) -> httpx.Response:
+T = TypeVar("T")
+
+
+def under_load(server: Served, hostile: Callable[[], T]) -> T:
     """Send ``hostile`` while ordinary queries run; check those were all answered, return the hostile answer."""
     with _Background(server) as background:
         time.sleep(0.2)
@@ -109,3 +114,113 @@ def _chunks(total: int, size: int = 1 << 20) -> Iterator[bytes]:
     while sent < total:
         yield b" " * min(size, total - sent)
         sent += size
+
+
+EVIL = "http://evil.example:8080"
+INSERT = "INSERT DATA { GRAPH <urn:kgsvc:dataset:sample> { <http://x/csrf> <http://x/p> 1 } }"
+
+
+def _writes(http: httpx.Client, scratch: str, headers: dict[str, str]) -> list[httpx.Response]:
+    """One request per kind of write, every one with the token."""
+    headers = {**AUTH, **headers}
+    turtle = {**headers, "Content-Type": "text/turtle"}
+    return [
+        http.post("/sparql", data={"update": INSERT}, headers=headers),
+        http.post("/sparql", content=INSERT, headers={**headers, "Content-Type": "application/sparql-update"}),
+        http.post(f"/datasets/{scratch}/sparql", data={"update": "CLEAR DEFAULT"}, headers=headers),
+        http.put(f"/datasets/{scratch}/store", content=b"<http://x/a> <http://x/b> 1 .", headers=turtle),
+        http.post(f"/datasets/{scratch}/store", content=b"<http://x/a> <http://x/b> 2 .", headers=turtle),
+        http.delete(f"/datasets/{scratch}/store", headers=headers),
+        http.post("/datasets", json={"name": "csrf"}, headers=headers),
+        http.post(
+            "/datasets",
+            files={"file": ("a.nt", b"<http://x/a> <http://x/b> 3 .")},
+            data={"name": "csrf2"},
+            headers=headers,
+        ),
+        http.delete(f"/datasets/{scratch}", headers=headers),
+        http.post(f"/datasets/{scratch}/exemplars", json={"question": "q"}, headers=headers),  # any future write
+    ]
+
+
+def test_cross_site_writes_are_refused_whatever_the_token(http: httpx.Client, server: Served, scratch: str) -> None:
+    before = (server.count(), server.count(scratch))
+    for headers in (
+        {"Origin": EVIL},
+        {"Origin": "null"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site", "Origin": "http://127.0.0.1:1"},  # another port on the same host
+    ):
+        for response in _writes(http, scratch, headers):
+            assert response.status_code == 403, (headers, response.request.url, response.text)
+            assert "cross-site request refused" in response.json()["message"]
+    assert (server.count(), server.count(scratch)) == before
+    assert not server.kg.catalog.exists("csrf") and not server.kg.catalog.exists("csrf2")
+
+
+def test_same_origin_and_non_browser_writes_pass(http: httpx.Client, server: Served, scratch: str) -> None:
+    origin = server.url  # what the bundled page sends
+    for headers in ({"Origin": origin, "Sec-Fetch-Site": "same-origin"}, {}):
+        response = http.post(
+            f"/datasets/{scratch}/store",
+            content=b"<http://x/a> <http://x/b> 'same origin' .",
+            headers={**AUTH, **headers, "Content-Type": "text/turtle"},
+        )
+        assert response.status_code == 204, response.text
+    # reads are never refused, wherever they come from
+    query = http.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}, headers={"Origin": EVIL})
+    assert query.status_code == 200
+
+
+def _raw_post(server: Served, path: str, headers: dict[str, str], chunks: Iterator[bytes]) -> tuple[int, int]:
+    """POST ``chunks`` over a raw socket until the server answers; the status and the bytes sent by then."""
+    import select
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(server.url)
+    sock = socket.create_connection((url.hostname, url.port), timeout=60)
+    head = f"POST {path} HTTP/1.1\r\nHost: {url.netloc}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    sent = 0
+    try:
+        sock.sendall((head + "\r\n").encode())
+        chunked = "Content-Length" not in headers
+        for chunk in chunks:
+            if select.select([sock], [], [], 0)[0]:
+                break
+            try:
+                sock.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n" if chunked else chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sent += len(chunk)
+        answer = b""
+        while b"\r\n" not in answer:
+            data = sock.recv(4096)
+            if not data:
+                break
+            answer += data
+    finally:
+        sock.close()
+    return int(answer.split(b" ", 2)[1]), sent
+
+
+BIG = 400 * 1024 * 1024
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_400_mb_body_is_a_413_before_it_is_read(server: Served, declared: bool) -> None:
+    headers = {"Content-Type": "application/sparql-query"}
+    if declared:
+        headers["Content-Length"] = str(BIG)
+    else:
+        headers["Transfer-Encoding"] = "chunked"
+    status, sent = under_load(server, lambda: _raw_post(server, "/sparql", headers, _chunks(BIG)))
+    assert status == 413
+    assert sent < 64 * 1024 * 1024  # stopped near the 16 MiB limit, not after 400 MB
+
+
+def test_an_unauthorised_update_body_is_not_read(server: Served) -> None:
+    headers = {"Content-Type": "application/sparql-update", "Transfer-Encoding": "chunked"}
+    status, sent = _raw_post(server, "/sparql", headers, _chunks(BIG))
+    assert status == 401
+    assert sent < 64 * 1024 * 1024
