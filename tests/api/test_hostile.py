@@ -3,6 +3,8 @@ answering ordinary queries sent at the same time (issue 20)."""
 
 from __future__ import annotations
 
+import gzip
+import io
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -12,7 +14,7 @@ import httpx
 import pytest
 
 from kgsvc.api.executor import ProcessExecutor
-from tests.api.conftest import AUTH, Served
+from tests.api.conftest import AUTH, TOKEN, Served, _serve
 
 NESTED = "{" * 3000 + "}" * 3000
 ORDINARY = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"  # not a lookup: answered by a query worker
@@ -224,3 +226,58 @@ def test_an_unauthorised_update_body_is_not_read(server: Served) -> None:
     status, sent = _raw_post(server, "/sparql", headers, _chunks(BIG))
     assert status == 401
     assert sent < 64 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def small_limits(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A server with a 1 MiB upload limit (so a gzip bomb needs only a few hundred KB of zeros)."""
+    yield from _serve(tmp_path_factory.mktemp("api-limits") / "data", api_token=TOKEN, max_upload_bytes=1 << 20)
+
+
+def test_a_gzip_bomb_is_a_413_and_leaves_nothing(small_limits: Served) -> None:
+    line = b"<http://x/a> <http://x/b> <http://x/c> .\n"
+    bomb = io.BytesIO()
+    with gzip.GzipFile(fileobj=bomb, mode="wb") as sink:
+        for _ in range(64):  # 64 MiB once inflated, about 200 KB compressed
+            sink.write(line * ((1 << 20) // len(line)))
+    assert len(bomb.getvalue()) < 1 << 20  # the compressed file is within the limit
+    with small_limits.http() as http:
+        response = under_load(
+            small_limits,
+            lambda: http.post(
+                "/datasets",
+                files={"file": ("bomb.nt.gz", bomb.getvalue())},
+                data={"name": "bomb"},
+                headers=AUTH,
+            ),
+        )
+        assert response.status_code == 413, response.text
+        assert "inflates to more than 1,048,576 bytes (KGSVC_MAX_UPLOAD_BYTES)" in response.json()["message"]
+        assert not small_limits.kg.catalog.exists("bomb")
+        small = gzip.compress(line)  # a small gzip upload still loads
+        ok = http.post("/datasets", files={"file": ("ok.nt.gz", small)}, data={"name": "gz"}, headers=AUTH)
+        assert ok.status_code == 201, ok.text
+        assert small_limits.count("gz") == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"max_hops": 12, "relation_k": 1000}, "max_hops=12"),
+        ({"relation_k": 1000}, "relation_k=1000"),
+        ({"k": 0}, "k=0"),
+        ({"nodes_per_mention": 10_000}, "nodes_per_mention=10000"),
+        ({"deadline_s": 3600}, "deadline_s=3600"),
+        ({"deadline_s": -1}, "deadline_s=-1"),
+        ({"max_hops": "3"}, "max_hops='3'"),
+    ],
+)
+def test_out_of_range_ask_options_are_a_400(
+    http: httpx.Client, server: Served, options: dict[str, object], named: str
+) -> None:
+    response = under_load(
+        server,
+        lambda: http.post("/ask", json={"question": "who directed Kill Bill", "dataset": "sample", "options": options}),
+    )
+    assert response.status_code == 400, response.text
+    assert named in response.json()["message"] and "out of bounds" in response.json()["message"]
