@@ -24,6 +24,7 @@ from starlette.datastructures import UploadFile
 import kgsvc
 from kgsvc.api.errors import ApiError
 from kgsvc.api.limits import check_ask_options, gunzip_bounded
+from kgsvc.api.scrub import public_job
 from kgsvc.api.state import get_state, require_write
 from kgsvc.errors import IngestError
 from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SimilarNode
@@ -209,14 +210,14 @@ async def drop_dataset(request: Request, name: str) -> Response:
 async def list_jobs(request: Request, dataset: str | None = None) -> list[JobInfo]:
     """Recent jobs, newest first (optionally of one dataset)."""
     kg = get_state(request).kg
-    return await run_in_threadpool(lambda: kg.jobs(dataset=dataset))
+    return [public_job(job) for job in await run_in_threadpool(lambda: kg.jobs(dataset=dataset))]
 
 
 @router.get("/jobs/{job_id}", response_model=JobInfo, tags=["jobs"])
 async def get_job(request: Request, job_id: str) -> JobInfo:
     """One job: state, progress, counts, error, timings."""
     try:
-        return await run_in_threadpool(get_state(request).kg.job, job_id)
+        return public_job(await run_in_threadpool(get_state(request).kg.job, job_id))
     except KeyError:
         raise ApiError(404, f"unknown job {job_id!r}", error="NotFound") from None
 

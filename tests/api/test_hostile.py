@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import gzip
 import io
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 import httpx
 import pytest
 
+import kgsvc
 from kgsvc.api.executor import ProcessExecutor
 from tests.api.conftest import AUTH, TOKEN, Served, _serve
 
@@ -281,3 +285,110 @@ def test_out_of_range_ask_options_are_a_400(
     )
     assert response.status_code == 400, response.text
     assert named in response.json()["message"] and "out of bounds" in response.json()["message"]
+
+
+def test_jobs_show_no_server_paths(http: httpx.Client, server: Served, scratch: str) -> None:
+    upload = http.post(
+        "/datasets",
+        files={"file": ("mine.nt", b'<http://x/a> <http://x/b> "1" .')},
+        data={"name": scratch},
+        headers=AUTH,
+    )
+    assert upload.status_code == 200, upload.text
+    broken = http.post(
+        "/datasets", files={"file": ("broken.nt", b"<http://x/a> <http://x/b> .")}, data={"name": scratch}, headers=AUTH
+    )
+    assert broken.status_code == 400
+    listing = http.get("/jobs")
+    assert listing.status_code == 200
+    text = listing.text
+    for secret in ("/tmp", str(server.settings.data_dir), str(kgsvc.sample_path().parent), "kgsvc-upload-"):
+        assert secret not in text, secret
+    files = {job["params"].get("file") for job in listing.json()}
+    assert "mine.nt" in files and kgsvc.sample_path().name in files
+    assert not any("/" in f for f in files if f)
+    one = http.get(f"/jobs/{upload.json()['job_id']}").json()
+    assert one["params"]["file"] == "mine.nt"
+
+
+@pytest.fixture(scope="module")
+def broken_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A kgsvc whose remote store does not answer: every query fails inside the server (a 500)."""
+    import uvicorn
+
+    from kgsvc.api import create_app
+    from tests.api.conftest import _ThreadedServer
+    from tests.conftest import free_port
+
+    store_port, port = free_port(), free_port()
+    settings = kgsvc.Settings(
+        data_dir=tmp_path_factory.mktemp("api-broken") / "data", store_url=f"http://127.0.0.1:{store_port}/internal"
+    )
+    server = _ThreadedServer(uvicorn.Config(create_app(settings=settings), port=port, log_level="critical"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+def test_a_500_names_no_internal_url(broken_store: str) -> None:
+    response = httpx.get(broken_store + "/sparql", params={"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 1"})
+    assert response.status_code == 500
+    body = response.json()
+    assert body["error"] == "InternalError" and body["id"] in body["message"]
+    assert "127.0.0.1" not in response.text and "internal" not in response.text.replace("InternalError", "")
+
+
+HOSTILE_BASE = "http://x/> <http://evil/p> <http://evil/o> . #"
+
+
+def test_a_hostile_base_iri_is_refused(http: httpx.Client, server: Served) -> None:
+    before = len(server.kg.datasets())
+    response = http.post(
+        "/datasets",
+        files={"file": ("t.tsv", b"Alice\tknows\tBob\n")},
+        data={"name": "inject", "base_iri": HOSTILE_BASE},
+        headers=AUTH,
+    )
+    assert response.status_code == 400, response.text
+    assert "invalid base IRI" in response.json()["message"]
+    created = http.post("/datasets", json={"name": "inject2", "base_iri": HOSTILE_BASE}, headers=AUTH)
+    assert created.status_code == 400
+    assert len(server.kg.datasets()) == before
+    assert server.kg.sparql("ASK { ?s <http://evil/p> ?o }").boolean is False
+
+
+def test_hostile_terms_in_a_bulk_loaded_triple_file_stay_data(http: httpx.Client, server: Served, scratch: str) -> None:
+    rows = [
+        "Alice> <http://evil/p> <http://evil/o> . #\tknows\tBob",
+        'Carol"@en . <http://evil/s> <http://evil/p> "x\tlikes\tDan\\u003E',
+    ]
+    body = ("\n".join(rows) + "\n").encode() * 90_000  # past the 8 MiB bulk threshold: N-Triples loaded unchecked
+    response = http.post("/datasets", files={"file": ("t.tsv", body)}, data={"name": scratch}, headers=AUTH)
+    assert response.status_code == 200, response.text
+    assert response.json()["bulk"] is True
+    assert server.kg.sparql("ASK { { ?s <http://evil/p> ?o } UNION { <http://evil/s> ?p ?o } }").boolean is False
+    query = 'SELECT ?l { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?l FILTER(CONTAINS(?l, "evil")) }'
+    labels = {row["l"].value for row in server.kg.sparql(query, dataset=scratch).rows}
+    assert labels == {"Alice> <http://evil/p> <http://evil/o> . #", 'Carol"@en . <http://evil/s> <http://evil/p> "x'}
+
+
+def test_the_cli_refuses_a_hostile_base(tmp_path: Path) -> None:
+    source = tmp_path / "t.tsv"
+    source.write_text("Alice\tknows\tBob\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "kgsvc", "load", str(source), "-n", "d", "--base", HOSTILE_BASE]
+        + ["--data-dir", str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "invalid base IRI" in done.stderr and "Traceback" not in done.stderr
+    with kgsvc.KG.open(tmp_path / "data") as kg:
+        assert kg.sparql("ASK { ?s <http://evil/p> ?o }").boolean is False
