@@ -36,6 +36,8 @@ own settings before a query reaches a worker.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 
 from kgsvc.errors import QueryError
@@ -48,7 +50,7 @@ DEFAULT_MAX_DEPTH = 32
 DEFAULT_MAX_OPERATORS = 1_000
 
 _BRACKETS = re.compile(r"<<|>>|[{}()\[\]]")
-_OPEN = frozenset(("{", "(", "[", "<<"))
+_STEP = {"{": 1, "(": 1, "[": 1, "<<": 1, "}": -1, ")": -1, "]": -1, ">>": -1}
 _CHARS = {"{": 1.0, "+": 1.0, "*": 1.0, "!": 1.0, "|": 1.0, "&": 1.0, "^": 1.0, "=": 1.0}
 _CHARS.update({"/": 0.25, "-": 0.25, ",": 0.25, ".": 0.125})
 _KEYWORDS = {
@@ -66,17 +68,20 @@ _KEYWORDS = {
 def sparql_depth(text: str) -> int:
     """The deepest nesting of ``{ ( [ <<`` in ``text``, counted on the raw text. O(len(text)).
 
+    A closing bracket with nothing open is ignored (so ``)))`` before ``(((`` cannot hide them).
+
     >>> sparql_depth("SELECT * { ?s ?p ?o FILTER(?o > (1 + 2)) }"), sparql_depth("ASK { << <a:s> <a:p> 1 >> ?p ?o }")
     (3, 2)
+    >>> sparql_depth(")))" + "(((" + "}")
+    3
     """
-    depth = deepest = 0
-    for match in _BRACKETS.finditer(text):
-        if match.group() in _OPEN:
-            depth += 1
-            deepest = max(deepest, depth)
-        elif depth:
-            depth -= 1
-    return deepest
+    steps = list(map(_STEP.__getitem__, _BRACKETS.findall(text)))
+    if not steps:
+        return 0
+    # depth after each bracket, were nothing ignored; a close past the bottom lowers the running minimum instead
+    level = list(itertools.accumulate(steps, initial=0))
+    floor = itertools.accumulate(level, min)
+    return max(map(operator.sub, level, floor))
 
 
 def sparql_operators(text: str) -> float:
@@ -101,7 +106,10 @@ def check_sparql(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, max_operators
 
     Notes
     -----
-    O(len(text)): one regular-expression scan and a dozen ``str.count``; about 1 µs per 100 characters.
+    O(len(text)), in C: four ``str.count`` (about 1 µs for a short query); the operator count only for a text longer
+    than ``max_operators`` characters (every weight is at most one per character); one regular-expression scan with
+    ``itertools.accumulate`` only when the text opens more brackets than ``max_depth``; 1.5 ms for 6,000 nested
+    braces.
 
     Examples
     --------
@@ -111,7 +119,8 @@ def check_sparql(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, max_operators
     ...     print(exc.kind, str(exc).split("; ")[1])
     too_complex the limit is 32 (KGSVC_SPARQL_MAX_DEPTH)
     """
-    depth = sparql_depth(text)
+    opened = text.count("{") + text.count("(") + text.count("[") + text.count("<<")
+    depth = sparql_depth(text) if opened > max_depth else opened
     if depth > max_depth:
         raise QueryError(
             f"the SPARQL text nests brackets, braces or parentheses {depth} levels deep; the limit is {max_depth} "
@@ -119,6 +128,8 @@ def check_sparql(text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, max_operators
             kind="too_complex",
             query=text[:1000],
         )
+    if len(text) <= max_operators:  # every weight is at most one per character: nothing to count
+        return
     operators = sparql_operators(text)
     if operators > max_operators:
         raise QueryError(
