@@ -81,7 +81,8 @@ def sparql_depth(text: str) -> int:
     # depth after each bracket, were nothing ignored; a close past the bottom lowers the running minimum instead
     level = list(itertools.accumulate(steps, initial=0))
     floor = itertools.accumulate(level, min)
-    return max(map(operator.sub, level, floor))
+    deepest: int = max(map(operator.sub, level, floor))
+    return deepest
 
 
 def sparql_operators(text: str) -> float:
