@@ -24,7 +24,7 @@ from kgsvc.errors import DatasetError, IndexError_, KgsvcError
 from kgsvc.liveness import process_owner
 from kgsvc.queries import load_query
 from kgsvc.schemas import DatasetInfo, DatasetStats, IndexVersionInfo, JobInfo
-from kgsvc.store import Store, check_dataset_name, dataset_graph
+from kgsvc.store import NamedNode, Store, check_dataset_name, dataset_graph
 
 __all__ = ["Catalog", "DatasetChanged"]
 
@@ -80,8 +80,16 @@ class Catalog:
     def create(
         self, name: str, *, base_iri: str | None = None, description: str | None = None, exist_ok: bool = False
     ) -> DatasetInfo:
-        """Register a dataset (its graph appears with its first triple). Raises ``DatasetError`` if it exists."""
+        """Register a dataset (its graph appears with its first triple).
+
+        Raises ``DatasetError`` if it exists, or if ``base_iri`` is not an absolute IRI.
+        """
         check_dataset_name(name)
+        if base_iri is not None:
+            try:
+                NamedNode(base_iri)
+            except ValueError as exc:
+                raise DatasetError(f"invalid base IRI {base_iri!r}: {exc}", dataset=name) from None
         with self.sessions.begin() as session:
             row = session.scalar(select(Dataset).where(Dataset.name == name))
             if row is not None:

@@ -52,7 +52,8 @@ class StoreError(KgsvcError):
 class QueryError(StoreError):
     """A SPARQL query or update is malformed, or was stopped (timeout, result limit).
 
-    ``kind`` is ``"syntax"``, ``"timeout"``, ``"too_large"`` or ``"forbidden"``.
+    ``kind`` is ``"syntax"``, ``"timeout"``, ``"too_large"``, ``"forbidden"``, ``"too_complex"`` (over a bound of
+    :mod:`kgsvc.store.sparql_limits`) or ``"unsupported"`` (e.g. an unknown custom function).
     """
 
     def __init__(self, message: str, *, kind: str = "syntax", query: str | None = None) -> None:

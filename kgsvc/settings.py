@@ -74,13 +74,23 @@ class Settings(BaseSettings):
     )
     query_timeout_s: float = Field(default=30.0, gt=0)
     max_result_rows: int = Field(default=100_000, gt=0)
-    max_upload_bytes: int = Field(
-        default=1 << 30,
-        gt=0,
-        description="Most bytes a Graph Store request body may hold, after gzip decompression (413 beyond).",
-    )
     bulk_threshold_bytes: int = Field(
         default=8 * 1024 * 1024, ge=0, description="Files larger than this are streamed with the bulk loader."
+    )
+    # what a client may send (docs/security.md)
+    sparql_max_depth: int = Field(default=32, gt=0, description="Deepest nesting of { ( [ << in SPARQL text.")
+    sparql_max_operators: int = Field(
+        default=1000, gt=0, description="Weighted operator count of SPARQL text (kgsvc.store.sparql_limits)."
+    )
+    max_body_bytes: int = Field(
+        default=16 * 1024 * 1024, gt=0, description="Largest SPARQL or JSON request body (413 before it is read)."
+    )
+    max_upload_bytes: int = Field(
+        default=1024**3, gt=0, description="Largest upload or Graph Store body, and largest upload after un-gzipping."
+    )
+    ask_max_deadline_s: float = Field(default=30.0, gt=0, description="Every /ask stops by this many seconds.")
+    cors_origins: list[str] = Field(
+        default_factory=list, description='Origins allowed cross-site (CORS), JSON: ["https://a.example"]; none.'
     )
 
     @field_validator("data_dir")

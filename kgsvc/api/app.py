@@ -11,6 +11,9 @@ Routes:
 | ``/docs``, ``/openapi.json`` | OpenAPI documentation |
 | ``GET /``, ``/static/*`` | the web page (:mod:`kgsvc.web`) |
 
+Requests that may change data are refused cross-site (403) and over their body limit (413) before any route runs
+(:mod:`kgsvc.api.guard`, :mod:`kgsvc.api.limits`); CORS is off unless ``KGSVC_CORS_ORIGINS`` lists origins.
+
 ``GET``/``POST`` on the two SPARQL routes bypass FastAPI's middleware and router (:mod:`kgsvc.api.fast_path`);
 the routes stay registered for the other methods (405) and the OpenAPI document. Single-pattern lookups are
 answered inline, everything else by a query worker (:mod:`kgsvc.api.lookup`, :mod:`kgsvc.api.executor`).
@@ -25,6 +28,7 @@ from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.cors import CORSMiddleware
 
 import kgsvc
 from kgsvc.api.errors import install_error_handlers
@@ -104,6 +108,11 @@ def create_app(kg: KG | None = None, settings: Settings | None = None, *, preloa
         redoc_url=None,
     )
     install_error_handlers(app)
+    cors = (settings or (kg.settings if kg is not None else Settings())).cors_origins
+    if cors:  # off by default; a middleware turns the SPARQL fast path off (kgsvc.api.fast_path)
+        app.add_middleware(
+            CORSMiddleware, allow_origins=cors, allow_methods=["*"], allow_headers=["Authorization", "Content-Type"]
+        )
     for path, endpoint, name in (
         ("/sparql", sparql, "SPARQL endpoint (all datasets)"),
         ("/datasets/{name}/sparql", dataset_sparql, "SPARQL endpoint of one dataset"),

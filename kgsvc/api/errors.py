@@ -11,11 +11,12 @@
 | LinkError, PatternError, MatchError        | 422    |
 | IndexError\\_ (index not built yet)        | 409    |
 | LLMError                                   | 502    |
-| StoreError, other KgsvcError               | 500    |
+| StoreError, other KgsvcError               | 500, a generic message and an ``id`` the log repeats |
 | :class:`NotAcceptable`                     | 406    |
 | :class:`ApiError`                          | its own (400, 401, 403, 404, 413, 415) |
 
-Every error body is JSON: ``{"error": <exception class>, "message": …, "status": …}`` (the class without a
+A 500 answer names no path, URL or exception text (:mod:`kgsvc.api.scrub`): the log has them under the answer's
+``id``. Every error body is JSON: ``{"error": <exception class>, "message": …, "status": …}`` (the class without a
 trailing ``_``: ``IndexError``) plus ``kind``, ``dataset`` or ``file``/``line``/``column``/``reason`` where the
 exception has them; :class:`kgsvc.sdk.client.Client` raises the same exception from it.
 """
@@ -23,6 +24,7 @@ exception has them; :class:`kgsvc.sdk.client.Client` raises the same exception f
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -32,6 +34,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kgsvc.api.negotiation import NotAcceptable
+from kgsvc.api.scrub import scrub_text
 from kgsvc.errors import (
     DatasetError,
     IndexError_,
@@ -109,8 +112,15 @@ def _details(exc: BaseException) -> dict[str, Any]:
 
 async def _kgsvc_error(request: Request, exc: Exception) -> Response:
     status = status_of(exc)
-    if status >= 500 and status != 503:
+    if status == 500:  # the details (store URLs, paths) go to the log only, under an id the answer gives
+        incident = uuid.uuid4().hex[:12]
+        log.error("%s %s failed [%s]: %s", request.method, request.url.path, incident, exc, exc_info=exc)
+        message = f"the server failed to answer; its log has the details under id {incident}"
+        return error_response(500, "InternalError", message, id=incident)
+    if status > 500 and status != 503:
         log.error("%s %s failed: %s", request.method, request.url.path, exc, exc_info=exc)
+        if isinstance(exc, LLMError):  # may name the LLM server's URL
+            exc = LLMError(scrub_text(str(exc)))
     headers = {"Retry-After": "1"} if status == 503 else None
     if isinstance(exc, ApiError):
         return error_response(status, exc.error, str(exc), headers=exc.headers)

@@ -299,7 +299,8 @@ class ProcessExecutor(Executor):
             snapshot = await self._current_snapshot()
             worker.snapshot = snapshot  # before any await: protects it from _collect()
             remaining = _remaining(job, deadline - loop.time())
-            await worker.send({"snapshot": str(snapshot), "job": remaining.to_dict()})
+            limits = (self.store.sparql_max_depth, self.store.sparql_max_operators)
+            await worker.send({"snapshot": str(snapshot), "job": remaining.to_dict(), "limits": limits})
             try:
                 async with asyncio.timeout_at(deadline + GRACE_S):  # no extra task, unlike wait_for
                     header, body = await worker.receive()

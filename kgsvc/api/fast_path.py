@@ -6,6 +6,10 @@ stack and router (server-error, telemetry, body-limit, exception and exit-stack 
 Everything else — other methods on those paths, the Graph Store Protocol, the JSON API, the docs, the web page and
 the lifespan — goes through the full application as before.
 
+Before either path, a request that may change data (any method but ``GET``, ``HEAD``, ``OPTIONS``) is checked:
+a cross-site request is a 403 (:mod:`kgsvc.api.guard`), a body over its limit a 413 (:mod:`kgsvc.api.limits`),
+declared or while it streams.
+
 A ``GET`` whose only parameter is ``query`` goes one step further: it is answered without Starlette's
 ``Request`` and ``Response`` objects (:meth:`KgsvcApp._query`), through the same
 :func:`kgsvc.api.protocol.answer_query` the route uses.
@@ -21,11 +25,15 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from kgsvc.api.errors import handler_for
+from kgsvc.api.errors import error_response, handler_for
+from kgsvc.api.guard import SAFE_METHODS, cross_site
+from kgsvc.api.limits import body_limit, declared_length, limit_receive, too_large
 from kgsvc.api.protocol import answer_query, endpoint
 from kgsvc.api.query_string import unquote_plus
+from kgsvc.settings import Settings
 
 __all__ = ["KgsvcApp", "sparql_dataset"]
 
@@ -50,10 +58,41 @@ def sparql_dataset(path: str) -> tuple[bool, str | None]:
     return False, None
 
 
+def _guard(scope: Scope, settings: Settings) -> Response | None:
+    """The answer refusing a request that changes data before any route runs, or ``None``.
+
+    403 for a cross-site request (:mod:`kgsvc.api.guard`), 413 for a declared body over its limit
+    (:mod:`kgsvc.api.limits`): both before the token is checked or a byte of the body is read.
+    """
+    reason = cross_site(scope["method"], scope["headers"], scope.get("scheme", "http"), settings.cors_origins)
+    if reason is not None:
+        return error_response(
+            403,
+            "Forbidden",
+            f"cross-site request refused: {reason}. Writes are accepted from this server's own pages and from "
+            "clients that are not browsers; KGSVC_CORS_ORIGINS lists other origins allowed.",
+        )
+    limit, setting = body_limit(scope, settings)
+    size = declared_length(scope)
+    if size is not None and size > limit:
+        error = too_large(limit, setting, size)
+        return error_response(413, error.error, str(error), headers={"Connection": "close"})
+    return None
+
+
 class KgsvcApp(FastAPI):
     """FastAPI with the SPARQL query/update routes answered directly (see the module docstring)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in SAFE_METHODS:
+            state = getattr(self.state, "kgsvc", None)
+            if state is not None:
+                refusal = _guard(scope, state.settings)
+                if refusal is not None:
+                    await refusal(scope, receive, send)
+                    return
+                limit, setting = body_limit(scope, state.settings)
+                receive = limit_receive(receive, limit, setting)
         if (
             scope["type"] == "http"
             and scope["method"] in ("GET", "POST")

@@ -7,6 +7,7 @@ changes nothing and a dataset created for it is removed again.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import tempfile
@@ -22,6 +23,8 @@ from starlette.datastructures import UploadFile
 
 import kgsvc
 from kgsvc.api.errors import ApiError
+from kgsvc.api.limits import check_ask_options, gunzip_bounded
+from kgsvc.api.scrub import public_job
 from kgsvc.api.state import get_state, require_write
 from kgsvc.errors import IngestError
 from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SimilarNode
@@ -158,6 +161,11 @@ async def _load_upload(
         with path.open("wb") as sink:
             while chunk := await upload.read(1 << 20):
                 sink.write(chunk)
+        if path.suffix == ".gz":  # un-gzip here, under the upload limit (a gzip bomb is a 413)
+            inflated = path.with_suffix("")
+            await run_in_threadpool(gunzip_bounded, path, inflated, state.settings.max_upload_bytes)
+            path.unlink()
+            path = inflated
         try:
             result = await run_in_threadpool(lambda: kg.load(path, dataset=name, format=format, base_iri=base_iri))
         except IngestError as exc:
@@ -204,14 +212,14 @@ async def drop_dataset(request: Request, name: str) -> Response:
 async def list_jobs(request: Request, dataset: str | None = None) -> list[JobInfo]:
     """Recent jobs, newest first (optionally of one dataset)."""
     kg = get_state(request).kg
-    return await run_in_threadpool(lambda: kg.jobs(dataset=dataset))
+    return [public_job(job) for job in await run_in_threadpool(lambda: kg.jobs(dataset=dataset))]
 
 
 @router.get("/jobs/{job_id}", response_model=JobInfo, tags=["jobs"])
 async def get_job(request: Request, job_id: str) -> JobInfo:
     """One job: state, progress, counts, error, timings."""
     try:
-        return await run_in_threadpool(get_state(request).kg.job, job_id)
+        return public_job(await run_in_threadpool(get_state(request).kg.job, job_id))
     except KeyError:
         raise ApiError(404, f"unknown job {job_id!r}", error="NotFound") from None
 
@@ -223,15 +231,36 @@ async def ask(request: Request, body: AskRequest) -> Response:
     Without ``dataset`` the only dataset is asked (400 when there are several). An empty question or an unknown
     option is a 400; a dataset whose index is not built yet a 409 (see :mod:`kgsvc.api.errors`).
     """
-    kg = get_state(request).kg
+    state = get_state(request)
+    kg, limit = state.kg, state.settings.ask_max_deadline_s
+    check_ask_options(body.options, limit)
     dataset = body.dataset
     if dataset is None:
         names = [info.name for info in await run_in_threadpool(kg.datasets)]
         if len(names) != 1:
             raise ApiError(400, f"name the dataset to ask about (there are {len(names)}: {', '.join(names)})")
         dataset = names[0]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
     try:
-        result = await run_in_threadpool(lambda: kg.ask(body.question, dataset=dataset, **body.options))
+        async with asyncio.timeout_at(deadline):
+            await state.ask_slots.acquire()
+    except TimeoutError:
+        raise ApiError(503, f"every question slot was busy for {limit:g} s (KGSVC_ASK_MAX_DEADLINE_S)") from None
+    future = loop.run_in_executor(None, lambda: kg.ask(body.question, dataset=dataset, **body.options))
+    future.add_done_callback(lambda _f: state.ask_slots.release())  # the slot is held until the work really ends
+    try:
+        while not future.done():  # answer by the deadline; stop waiting when the client has gone
+            await asyncio.wait({future}, timeout=min(0.25, max(0.0, deadline - loop.time())))
+            if loop.time() >= deadline and not future.done():
+                raise ApiError(
+                    503,
+                    f"the question was not answered within {limit:g} s (KGSVC_ASK_MAX_DEADLINE_S)",
+                    headers={"Retry-After": "1"},
+                )
+            if await request.is_disconnected():
+                return Response(status_code=499)
+        result = future.result()
     except (ValueError, TypeError) as exc:
         raise ApiError(400, str(exc)) from None
     return JSONResponse(_jsonable(result))

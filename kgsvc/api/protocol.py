@@ -39,7 +39,7 @@ from kgsvc.api.service_description import service_description
 from kgsvc.api.sparql_text import find_keyword, has_dataset_clause, query_form, rewrite_update
 from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import QueryError
-from kgsvc.store import NamedNode, check_update_syntax
+from kgsvc.store import NamedNode, check_sparql, check_update_syntax
 
 __all__ = ["answer_query", "dataset_sparql", "endpoint", "sparql"]
 
@@ -91,6 +91,8 @@ async def endpoint(request: Request, dataset: str | None) -> Response:
             return await service_description(request, state, dataset)
         return await _query(request, state, query, url_params, graph)
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media == _UPDATE:  # the token first: an unauthorised update costs no memory for its body
+        require_write(request, state)
     body = await request.body()
     text = _decode(body)
     if media == _FORM:
@@ -119,6 +121,12 @@ def _decode(body: bytes) -> str:
         return body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ApiError(400, f"the request body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def _check_text(state: ApiState, text: str) -> None:
+    """Refuse text that could overflow the parser's stack (400, naming the limit), before anything parses it."""
+    settings = state.settings
+    check_sparql(text, max_depth=settings.sparql_max_depth, max_operators=settings.sparql_max_operators)
 
 
 def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...]) -> None:
@@ -157,6 +165,7 @@ async def answer_query(
     if is_lookup:  # a SELECT or ASK without SERVICE or FROM
         form: str | None = "select"
     else:
+        _check_text(state, query)
         _refuse_remote(state, query, ("SERVICE",))
         form = query_form(query)
     # SPARQLWrapper repeats format/output: the first value counts
@@ -202,6 +211,7 @@ async def _update(
     require_write(request, state)
     if _one(params, "default-graph-uri") is not None or _one(params, "named-graph-uri") is not None:
         raise ApiError(400, "default-graph-uri / named-graph-uri apply to queries; updates take using-graph-uri")
+    _check_text(state, update)
     _refuse_remote(state, update, ("LOAD", "SERVICE"))
     if graph is not None and not state.settings.allow_remote_sparql:
         check_update_syntax(update)  # before the rewrite: its errors and positions are the client's text's

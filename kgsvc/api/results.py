@@ -177,7 +177,9 @@ def _answer(result: Any, target: Any, job: QueryJob, deadline: float) -> tuple[s
         if stop.error.kind == "timeout":
             raise _timeout_error(job.timeout_s) from None
         raise stop.error from None
-    except (OSError, RuntimeError) as exc:
+    except RuntimeError as exc:  # evaluation refused, e.g. "The custom function <…> is not supported"
+        raise QueryError(str(exc), kind="unsupported", query=job.query) from exc
+    except OSError as exc:
         raise StoreError(f"the query failed while writing {target.media_type}: {exc}") from exc
 
 

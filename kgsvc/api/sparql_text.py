@@ -32,13 +32,17 @@ from kgsvc.store.sparql_lexer import split_operations as _split_operations
 from kgsvc.store.sparql_lexer import tokens as _tokens
 from kgsvc.store.sparql_lexer import word_at as _word_at
 
-__all__ = ["find_keyword", "has_dataset_clause", "query_form", "rewrite_update"]
+__all__ = ["CACHE_MAX_CHARS", "find_keyword", "has_dataset_clause", "query_form", "rewrite_update"]
 
 _UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _FORMS = {"SELECT": "select", "ASK": "ask", "CONSTRUCT": "construct", "DESCRIBE": "describe"}
 
 
-@lru_cache(maxsize=2048)
+#: Texts longer than this are not kept in the LRU caches below: 2,048 entries of at most 4 KiB each, not of
+#: whatever size a client sends (a long text is rare, and lexing it again costs little next to running it).
+CACHE_MAX_CHARS = 4_096
+
+
 def query_form(query: str) -> str | None:
     """The form of a query, or ``None`` if the text does not start like one (pyoxigraph then says why).
 
@@ -47,6 +51,10 @@ def query_form(query: str) -> str | None:
     >>> query_form("INSERT DATA { <a:b> <a:c> 1 }") is None
     True
     """
+    return _query_form_cached(query) if len(query) <= CACHE_MAX_CHARS else _query_form(query)
+
+
+def _query_form(query: str) -> str | None:
     tokens = _tokens(query)
     i = 0
     while i < len(tokens):
@@ -58,14 +66,23 @@ def query_form(query: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=2048)
+_query_form_cached = lru_cache(maxsize=2048)(_query_form)
+
+
 def has_dataset_clause(query: str) -> bool:
     """Whether the query names its own dataset with ``FROM`` or ``FROM NAMED``.
 
     >>> has_dataset_clause("SELECT * FROM <urn:g> { ?s ?p ?o }"), has_dataset_clause("SELECT * { ?from ?p 'FROM' }")
     (True, False)
     """
+    return _has_dataset_clause_cached(query) if len(query) <= CACHE_MAX_CHARS else _has_dataset_clause(query)
+
+
+def _has_dataset_clause(query: str) -> bool:
     return any(t.kind == "word" and t.upper == "FROM" for t in _tokens(query))
+
+
+_has_dataset_clause_cached = lru_cache(maxsize=2048)(_has_dataset_clause)
 
 
 def find_keyword(text: str, keyword: str) -> tuple[int, int] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 
@@ -27,6 +28,8 @@ class ApiState:
     kg: KG
     settings: Settings
     executor: Executor
+    #: Questions (``/ask``) worked on at once, each CPU-bound; one past its deadline keeps its slot until it ends.
+    ask_slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
     _known: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     def dataset_graph(self, name: str) -> str:

@@ -5,7 +5,8 @@ process prints goes to standard error). It opens the store snapshot named in eac
 the snapshot changes, and answers with :func:`kgsvc.api.results.run_query`.
 
 Frames, both ways: 4-byte big-endian header length, 8-byte body length, the JSON header, the body.
-Job header: ``{"snapshot": PATH, "job": {…QueryJob…}}`` (or ``{"ping": true}``), no body.
+Job header: ``{"snapshot": PATH, "job": {…QueryJob…}, "limits": [MAX_DEPTH, MAX_OPERATORS]}`` (or
+``{"ping": true}``), no body.
 Answer header: ``{"ok": true, "media_type": …}`` with the result as body, or
 ``{"ok": false, "error": "QueryError", "kind": …, "message": …}``.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,9 @@ def _answer(store: EmbeddedStore, job: QueryJob) -> tuple[dict[str, Any], bytes]
         return {"ok": False, "error": "QueryError", "kind": exc.kind, "message": str(exc)}, b""
     except KgsvcError as exc:
         return {"ok": False, "error": type(exc).__name__, "message": str(exc)}, b""
+    except Exception:  # a bug must cost this query, not the worker (its traceback goes to the server's log)
+        traceback.print_exc(file=sys.stderr)
+        return {"ok": False, "error": "StoreError", "message": "the query failed inside its worker"}, b""
     return {"ok": True, "media_type": media_type}, body
 
 
@@ -60,6 +65,7 @@ def main() -> None:
                 continue
             opened = snapshot
         assert store is not None
+        store.sparql_max_depth, store.sparql_max_operators = header.get("limits", (32, 1000))
         answer, body = _answer(store, QueryJob.from_dict(header["job"]))
         write_frame(out, answer, body)
 

@@ -16,6 +16,7 @@ lookups run in the app's own pool of query worker processes (:mod:`kgsvc.api.exe
 from __future__ import annotations
 
 import enum
+import ipaddress
 import os
 import socket
 import threading
@@ -74,6 +75,16 @@ def _publish_when_ready(folder: Path, url: str, token: str | None, stop: threadi
         stop.wait(0.2)
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
+
+
 @app.command()
 def serve(
     data_dir: DataDir = None,
@@ -82,15 +93,29 @@ def serve(
     server: Annotated[ServerName, typer.Option("--server", help="HTTP server.")] = ServerName.granian,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = True,
     log_level: Annotated[LogLevel, typer.Option("--log-level", help="Server log level.")] = LogLevel.info,
+    insecure: Annotated[
+        bool,
+        typer.Option("--insecure", help="Serve a non-loopback address with no KGSVC_API_TOKEN (anyone may write)."),
+    ] = False,
 ) -> None:
     """Serve the data dir: /sparql, /datasets/NAME/sparql, /datasets/NAME/store, the JSON API and /docs.
 
     The embedding model and the current indexes are loaded before the server reports ready (``/health``). While
     it runs, the other ``kgsvc`` commands on the same data dir go through it (``<data dir>/server.json``).
+    On an address other than loopback the server refuses to start without a write token (``KGSVC_API_TOKEN``),
+    unless ``--insecure`` says that anyone who reaches it may write.
     """
     from kgsvc.settings import Settings
 
     settings = Settings()
+    if not (settings.api_token or settings.read_only or insecure or _loopback(host)):
+        err_console.print(
+            f"[bold red]error:[/] refusing to serve {host} without a write token: anyone who reaches it could change "
+            "or drop the data. Set KGSVC_API_TOKEN (or KGSVC_READ_ONLY=true), bind 127.0.0.1, or pass --insecure.",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
     if data_dir is not None:
         settings = settings.model_copy(update={"data_dir": Path(data_dir).expanduser().resolve()})
     folder = settings.data_dir
@@ -142,4 +167,5 @@ def _run(settings: Settings, host: str, port: int, server: ServerName, access_lo
         websockets=False,
         log_access=access_log,
         log_level=LogLevels({"trace": "debug"}.get(log_level, log_level)),  # uvicorn's names
+        respawn_failed_workers=True,  # a worker that dies anyway (a native crash) is replaced, not the end
     ).serve()

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from kgsvc.errors import IngestError
-from kgsvc.ingest.triples import TRIPLE_FORMATS, triples_to_ntriples
+from kgsvc.ingest.triples import TRIPLE_FORMATS, check_base_iri, triples_to_ntriples
 from kgsvc.store import RdfFormat, Store, format_from_name, parse_quads, read_path
 
 __all__ = ["LoadReport", "ProgressCallback", "detect_format", "load_file"]
@@ -157,6 +157,9 @@ def load_file(
         column. The dataset graph is unchanged.
     """
     file = str(path)
+    check_base_iri(entity_base, file=file)
+    if base_iri is not None:
+        check_base_iri(base_iri, file=file)
     if not path.is_file():
         raise IngestError("no such file", file=file)
     detected = detect_format(path, fmt)

@@ -22,11 +22,13 @@ from typing import IO
 from urllib.parse import quote, unquote
 
 from kgsvc.errors import IngestError
+from kgsvc.store import NamedNode
 
 __all__ = [
     "BLOCK_CHARS",
     "KGSVC_NS",
     "TRIPLE_FORMATS",
+    "check_base_iri",
     "entity_iri",
     "humanise",
     "relation_iri",
@@ -68,6 +70,28 @@ _ASCII_PCT = {c: (chr(c) if c in _UNRESERVED else f"%{c:02X}") for c in range(12
 def _pct(text: str) -> str:
     """RFC 3986 percent-encoding of the UTF-8 text, leaving only unreserved characters (= ``quote(safe='')``)."""
     return text.translate(_ASCII_PCT) if text.isascii() else quote(text, safe="")
+
+
+def check_base_iri(base: str, *, file: str | None = None) -> str:
+    """Return ``base`` if it is an absolute IRI (RFC 3987, as pyoxigraph's ``NamedNode`` checks), else raise.
+
+    Minted IRIs are ``<base>entity/…``, written into N-Triples that the bulk loader reads without checks: a base
+    holding ``>`` or a space would inject triples, so it is checked here once, before any IRI is minted. The rest
+    of a minted IRI is percent-encoded unreserved characters, and literals are escaped (:func:`_literal`).
+
+    >>> check_base_iri("https://kgsvc.local/films/")
+    'https://kgsvc.local/films/'
+    >>> try:
+    ...     check_base_iri("http://x/> <http://evil/p> <http://evil/o> . #")
+    ... except IngestError as exc:
+    ...     print(exc.reason)
+    invalid base IRI 'http://x/> <http://evil/p> <http://evil/o> . #': Invalid IRI code point '>'
+    """
+    try:
+        NamedNode(base)
+    except ValueError as exc:
+        raise IngestError(f"invalid base IRI {base!r}: {exc}", file=file) from None
+    return base
 
 
 def entity_iri(base: str, text: str) -> str:

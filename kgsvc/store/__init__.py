@@ -11,15 +11,21 @@ from kgsvc.store.rdf import *  # noqa: F403
 from kgsvc.store.remote import *  # noqa: F403
 from kgsvc.store.remote import RemoteStore
 from kgsvc.store.results import *  # noqa: F403
+from kgsvc.store.sparql_limits import *  # noqa: F403
 
 
 def open_store(settings: Settings) -> Store:
     """The store the settings ask for: remote when ``store_url`` is set, else embedded in the data dir."""
+    store: Store
     if settings.store_url:
-        return RemoteStore(
+        store = RemoteStore(
             settings.store_url,
             query_url=settings.store_query_url,
             update_url=settings.store_update_url,
             gsp_url=settings.store_gsp_url,
         )
-    return EmbeddedStore(settings.store_dir)
+    else:
+        store = EmbeddedStore(settings.store_dir)
+    store.sparql_max_depth = settings.sparql_max_depth
+    store.sparql_max_operators = settings.sparql_max_operators
+    return store

@@ -14,6 +14,7 @@ from typing import IO, TypeAlias, cast
 
 from kgsvc.errors import DatasetError
 from kgsvc.store.rdf import NamedNode, Quad, QueryBoolean, QuerySolutions, RdfFormat, Triple, parse_quads
+from kgsvc.store.sparql_limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_OPERATORS, check_sparql
 
 __all__ = ["DATASET_GRAPH_PREFIX", "QueryResult", "Store", "check_dataset_name", "dataset_graph", "dataset_of_graph"]
 
@@ -54,7 +55,18 @@ def dataset_of_graph(iri: str) -> str | None:
 
 
 class Store(abc.ABC):
-    """An RDF quad store reached by SPARQL 1.1. Implementations: embedded pyoxigraph, remote HTTP."""
+    """An RDF quad store reached by SPARQL 1.1. Implementations: embedded pyoxigraph, remote HTTP.
+
+    Every query and update text is checked by :meth:`check_text` before it is parsed (or sent).
+    """
+
+    #: Bounds on SPARQL text (:mod:`kgsvc.store.sparql_limits`); ``open_store`` sets them from the settings.
+    sparql_max_depth: int = DEFAULT_MAX_DEPTH
+    sparql_max_operators: int = DEFAULT_MAX_OPERATORS
+
+    def check_text(self, sparql: str) -> None:
+        """Raise ``QueryError`` (``kind="too_complex"``) for text that could overflow a SPARQL parser's stack."""
+        check_sparql(sparql, max_depth=self.sparql_max_depth, max_operators=self.sparql_max_operators)
 
     @abc.abstractmethod
     def query(

@@ -101,6 +101,7 @@ class EmbeddedStore(Store):
         named_graphs: Sequence[str] | None = None,
         union_default_graph: bool = False,
     ) -> QueryResult:
+        self.check_text(sparql)
         try:
             return self._store.query(
                 sparql,
@@ -112,14 +113,19 @@ class EmbeddedStore(Store):
             raise QueryError(shorten_syntax_error(str(exc)), kind="syntax", query=sparql) from exc
         except ValueError as exc:
             raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+        except RuntimeError as exc:  # evaluation refused, e.g. "The custom function <…> is not supported"
+            raise QueryError(str(exc), kind="unsupported", query=sparql) from exc
         except OSError as exc:
             raise StoreError(f"query failed: {exc}") from exc
 
     def update(self, sparql: str) -> None:
+        self.check_text(sparql)
         try:
             self._store.update(sparql)
         except SyntaxError as exc:
             raise QueryError(shorten_syntax_error(str(exc)), kind="syntax", query=sparql) from exc
+        except RuntimeError as exc:
+            raise QueryError(str(exc), kind="unsupported", query=sparql) from exc
         except (ValueError, OSError) as exc:
             raise QueryError(f"update failed: {exc}", kind="syntax", query=sparql) from exc
 

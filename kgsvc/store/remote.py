@@ -75,6 +75,7 @@ class RemoteStore(Store):
         named_graphs: Sequence[str] | None = None,
         union_default_graph: bool = False,
     ) -> QueryResult:
+        self.check_text(sparql)
         wrapper = self._wrapper(self.query_url)
         wrapper.setQuery(sparql)
         for graph in default_graph or ():
@@ -95,6 +96,7 @@ class RemoteStore(Store):
         return parse_query_results(raw, format=QueryResultsFormat.JSON)
 
     def update(self, sparql: str) -> None:
+        self.check_text(sparql)
         wrapper = self._wrapper(self.update_url)
         wrapper.setQuery(sparql)
         self._run(wrapper, sparql)

@@ -71,3 +71,18 @@ def test_serve_answers_sparql_and_stops_cleanly(tmp_path: Path, server: str) -> 
     assert f"with {server}" in (tmp_path / "serve.log").read_text()
     assert "kgsvc serving" in (tmp_path / "serve.log").read_text()
     assert not (data / "endpoint-snapshots").exists()
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::"])
+def test_serve_refuses_a_public_address_without_a_token(tmp_path: Path, host: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("KGSVC_API_TOKEN", "KGSVC_READ_ONLY")}
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCH, "serve", "--data-dir", str(tmp_path / "d"), "--host", host],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "refusing to serve" in done.stderr and "--insecure" in done.stderr
+    assert not (tmp_path / "d").exists()  # nothing was opened

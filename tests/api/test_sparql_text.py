@@ -173,3 +173,16 @@ def test_updates_that_cannot_be_scoped(update: str, kind: str) -> None:
     with pytest.raises(QueryError) as caught:
         rewrite_update(update, graph="urn:g")
     assert caught.value.kind == kind
+
+
+def test_long_texts_stay_out_of_the_lru_caches() -> None:
+    from kgsvc.api import sparql_text
+
+    long = "SELECT * WHERE { ?s ?p ?o } #" + "x" * (sparql_text.CACHE_MAX_CHARS + 1)
+    before = sparql_text._query_form_cached.cache_info().currsize, sparql_text._has_dataset_clause_cached.cache_info()
+    assert sparql_text.query_form(long) == "select" and not sparql_text.has_dataset_clause(long)
+    after = sparql_text._query_form_cached.cache_info().currsize, sparql_text._has_dataset_clause_cached.cache_info()
+    assert after[0] == before[0] and after[1].currsize == before[1].currsize
+    short = f"ASK {{ ?s ?p {len(long)} }}"
+    assert sparql_text.query_form(short) == "ask"
+    assert sparql_text._query_form_cached.cache_info().currsize == before[0] + 1
