@@ -17,9 +17,12 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
 
 3. **Match** (:func:`kgsvc.retrieval.top_k_subgraphs`): top-k subgraphs by GSD. Known nodes are the linked
    nodes of their mention (distance = label distance of the link), known relations the ``relation_k`` nearest
-   relation labels by L2 of MiniLM embeddings (SimGRAG §5.1). A grounded candidate is a walk that may come back
-   through a node, the linked one included; its evidence must run along the walk's stored directions, and a walk
-   that uses one triple twice is matched through its quotient pattern (``QuestionAnswerer._match``).
+   relation labels by L2 of MiniLM embeddings (SimGRAG §5.1). With ``node_reuse`` (the default) matching has
+   SPARQL's semantics, homomorphism: two pattern variables may bind one node and two pattern triples one stored
+   triple, so a walk may come back through a node, the linked one included, go straight back over the triple it
+   came by, or round a self-loop, exactly as the rendered SPARQL reads; without it the map is injective and the
+   SPARQL says so with ``FILTER``s. A grounded candidate's evidence must run along the walk's stored directions
+   (``QuestionAnswerer._match``).
 4. **Answer**: the answer node's bindings over the matches, ranked by (best GSD, more supporting subgraphs,
    first rank). The text names them (template); with ``verbalise`` and an LLM the text is generated under a
    regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with constrained output).
@@ -53,13 +56,7 @@ import numpy as np
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
-from kgsvc.qa.candidates import (
-    Branch,
-    CandidatePattern,
-    candidate_pattern,
-    verbalise,
-    walk_quotient,
-)
+from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
@@ -204,7 +201,7 @@ class QuestionAnswerer:
             return self._fail(base, timings, started, "pattern", reason)
 
         t0 = time.perf_counter()
-        pattern_graph = self._pattern_graph(chosen, spans)
+        pattern_graph = self._pattern_graph(chosen, spans, opts)
         base["pattern"] = pattern_graph
         base["sparql"] = pattern_graph.sparql
         if chosen.candidate in inferred:
@@ -469,50 +466,37 @@ class QuestionAnswerer:
         """The top-k evidence subgraphs of the chosen pattern, each with the pattern it matched, and completeness.
 
         For a grounded candidate (a walk read from stored triples, :mod:`kgsvc.qa.candidates`) the evidence is the
-        walk's: (1) matches must run along the candidate's stored directions (:func:`~kgsvc.qa.orient.oriented`) —
+        walk's: matches must run along the candidate's stored directions (:func:`~kgsvc.qa.orient.oriented`) —
         the matcher takes a pattern edge in either direction (DESIGN §6), and ``X ← parents ← ?`` is X's children,
-        not its parents; the matcher is asked for up to ``16 k`` subgraphs until ``k`` of them do; (2) a walk that
-        walks one triple twice is matched through its quotient pattern (:func:`~kgsvc.qa.candidates.walk_quotient`),
-        since the matcher maps pattern edges to distinct triples. Matches of both are merged by GSD (ties: the
-        chain's first).
+        not its parents; the matcher is asked for up to ``16 k`` subgraphs until ``k`` of them do. With
+        ``node_reuse`` the matcher has walk semantics (``allow_node_reuse`` and ``allow_triple_reuse``), so a walk
+        that goes back over a triple or round a self-loop is matched as it is.
 
         Raises
         ------
         MatchError
             When the matcher rejects a pattern.
         """
-        shapes = [chosen]
-        if chosen.candidate is not None:
-            labels = [chosen.names[v] for v in sorted(chosen.anchors)]
-            quotient = walk_quotient(chosen.candidate, labels, self.graph.relation_labels)
-            if quotient is not None:
-                pattern, names = quotient
-                shapes.append(dataclasses.replace(chosen, pattern=pattern, names=names, anchors={0: chosen.anchors[0]}))
-        prepared = [(shape, self._candidates(shape, spans, opts)) for shape in shapes]  # embeds: before the deadline
+        candidates = self._candidates(chosen, spans, opts)  # embeds: before the deadline
         deadline = time.monotonic() + opts.deadline_s
-        found: list[tuple[Match, _Chosen]] = []
-        complete = True
-        for shape, candidates in prepared:
-            fetch = opts.k
-            while True:
-                result = top_k_subgraphs(
-                    self.graph.snapshot,
-                    shape.pattern,
-                    candidates,
-                    k=fetch,
-                    allow_node_reuse=opts.node_reuse,
-                    deadline=deadline,
-                )
-                kept = list(result.matches)
-                if shape.candidate is not None:
-                    kept = [o for m in kept if (o := oriented(m, shape.pattern, candidates)) is not None]
-                if len(kept) >= opts.k or len(result.matches) < fetch or not result.complete or fetch >= 16 * opts.k:
-                    break
-                fetch *= 4
-            complete &= result.complete
-            found += [(m, shape) for m in kept[: opts.k]]
-        found.sort(key=lambda pair: pair[0].gsd)
-        return found[: opts.k], complete
+        fetch = opts.k
+        while True:
+            result = top_k_subgraphs(
+                self.graph.snapshot,
+                chosen.pattern,
+                candidates,
+                k=fetch,
+                allow_node_reuse=opts.node_reuse,
+                allow_triple_reuse=opts.node_reuse,
+                deadline=deadline,
+            )
+            kept = list(result.matches)
+            if chosen.candidate is not None:
+                kept = [o for m in kept if (o := oriented(m, chosen.pattern, candidates)) is not None]
+            if len(kept) >= opts.k or len(result.matches) < fetch or not result.complete or fetch >= 16 * opts.k:
+                break
+            fetch *= 4
+        return [(m, chosen) for m in kept[: opts.k]], result.complete
 
     def _candidates(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> Candidates:
         nodes = {}
@@ -532,7 +516,7 @@ class QuestionAnswerer:
 
     # -- answer --------------------------------------------------------------------------------------------------
 
-    def _pattern_graph(self, chosen: _Chosen, spans: Sequence[LinkedSpan]) -> PatternGraph:
+    def _pattern_graph(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> PatternGraph:
         p = chosen.pattern
         triples = [
             PatternTriple(head=chosen.names[e.head], relation=e.label, tail=chosen.names[e.tail]) for e in p.edges
@@ -545,7 +529,7 @@ class QuestionAnswerer:
         relation_terms = {
             label: term for label, term in zip(self.graph.relation_labels, self.graph.relation_terms, strict=True)
         }
-        sparql = pattern_sparql(p, chosen.names, anchor_terms, relation_terms)
+        sparql = pattern_sparql(p, chosen.names, anchor_terms, relation_terms, distinct=not opts.node_reuse)
         return PatternGraph(triples=triples, answer=answer, source=chosen.source, sparql=sparql, score=chosen.score)
 
     def _evidence(self, rank: int, match: Match, chosen: _Chosen) -> Evidence:

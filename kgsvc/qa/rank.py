@@ -112,7 +112,9 @@ class CandidateRanker:
         one embedding per verbalised candidate among the ``opts.embed_top`` best by prior (cached by text).
         """
         anchors = [(i, n) for i, s in enumerate(spans) for n, _, _ in s.nodes[: opts.nodes_per_mention]]
-        enumeration = enumerate_candidates(self.graph.snapshot, anchors, max_hops=opts.max_hops)
+        enumeration = enumerate_candidates(
+            self.graph.snapshot, anchors, max_hops=opts.max_hops, backtrack=opts.node_reuse
+        )
         candidates = [*enumeration.candidates, *extra]
         if not candidates:
             return []
