@@ -21,8 +21,9 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
    SPARQL's semantics, homomorphism: two pattern variables may bind one node and two pattern triples one stored
    triple, so a walk may come back through a node, the linked one included, go straight back over the triple it
    came by, or round a self-loop, exactly as the rendered SPARQL reads; without it the map is injective and the
-   SPARQL says so with ``FILTER``s. A grounded candidate's evidence must run along the walk's stored directions
-   (``QuestionAnswerer._match``).
+   SPARQL says so with ``FILTER``s. A grounded candidate is matched **directed** (each triple runs from its
+   pattern edge's head to its tail, as the SPARQL reads it); an LLM pattern in either direction (DESIGN §6: the
+   model may get a direction wrong).
 4. **Answer**: the answer node's bindings over the matches, ranked by (best GSD, more supporting subgraphs,
    first rank). The text names them (template); with ``verbalise`` and an LLM the text is generated under a
    regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with constrained output).
@@ -61,7 +62,6 @@ from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_k
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.orient import oriented
 from kgsvc.qa.rank import CandidateRanker
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
@@ -466,11 +466,10 @@ class QuestionAnswerer:
         """The top-k evidence subgraphs of the chosen pattern, each with the pattern it matched, and completeness.
 
         For a grounded candidate (a walk read from stored triples, :mod:`kgsvc.qa.candidates`) the evidence is the
-        walk's: matches must run along the candidate's stored directions (:func:`~kgsvc.qa.orient.oriented`) —
-        the matcher takes a pattern edge in either direction (DESIGN §6), and ``X ← parents ← ?`` is X's children,
-        not its parents; the matcher is asked for up to ``16 k`` subgraphs until ``k`` of them do. With
-        ``node_reuse`` the matcher has walk semantics (``allow_node_reuse`` and ``allow_triple_reuse``), so a walk
-        that goes back over a triple or round a self-loop is matched as it is.
+        walk's: the search is ``directed`` — the matcher otherwise takes a pattern edge in either direction (DESIGN
+        §6), and ``X ← parents ← ?`` is X's children, not its parents. With ``node_reuse`` the matcher has walk
+        semantics (``allow_node_reuse`` and ``allow_triple_reuse``), so a walk that goes back over a triple or round
+        a self-loop is matched as it is, one match per walk (per set of triples and answer).
 
         Raises
         ------
@@ -478,25 +477,17 @@ class QuestionAnswerer:
             When the matcher rejects a pattern.
         """
         candidates = self._candidates(chosen, spans, opts)  # embeds: before the deadline
-        deadline = time.monotonic() + opts.deadline_s
-        fetch = opts.k
-        while True:
-            result = top_k_subgraphs(
-                self.graph.snapshot,
-                chosen.pattern,
-                candidates,
-                k=fetch,
-                allow_node_reuse=opts.node_reuse,
-                allow_triple_reuse=opts.node_reuse,
-                deadline=deadline,
-            )
-            kept = list(result.matches)
-            if chosen.candidate is not None:
-                kept = [o for m in kept if (o := oriented(m, chosen.pattern, candidates)) is not None]
-            if len(kept) >= opts.k or len(result.matches) < fetch or not result.complete or fetch >= 16 * opts.k:
-                break
-            fetch *= 4
-        return [(m, chosen) for m in kept[: opts.k]], result.complete
+        result = top_k_subgraphs(
+            self.graph.snapshot,
+            chosen.pattern,
+            candidates,
+            k=opts.k,
+            allow_node_reuse=opts.node_reuse,
+            allow_triple_reuse=opts.node_reuse,
+            directed=chosen.candidate is not None,
+            deadline=time.monotonic() + opts.deadline_s,
+        )
+        return [(m, chosen) for m in result.matches], result.complete
 
     def _candidates(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> Candidates:
         nodes = {}

@@ -36,6 +36,7 @@ class Search:
         k: int,
         reuse: bool,
         triple_reuse: bool,
+        directed: bool,
         deadline: float | None,
         prune: bool,
         hook: Callable[[dict[int, int], dict[int, int], int], Any] | None,

@@ -13,7 +13,9 @@ entry by entry when the search releases them, so a table costs O(its entries), n
 partial map are gathered into a per-depth C++ vector and sorted by ``(cost, edge id)`` with ``std::sort``; the
 top k are ``k`` key slots ``(GSD, edge ids in matching order, node map, distinct edge ids sorted and padded with
 -1, answer binding or -1)`` kept in key order, the last two identifying the subgraph (the answer binding only
-under triple reuse, see :mod:`kgsvc.retrieval.search`). The GIL is held throughout (the test hook and the scratch pool are
+under triple reuse, see :mod:`kgsvc.retrieval.search`). A directed search keeps only the CSR entries whose
+``outgoing`` flag runs along the step's pattern edge (``StepC.want``); its lookahead tables stay undirected (a
+superset, so still a lower bound). The GIL is held throughout (the test hook and the scratch pool are
 Python objects), so concurrent searches in threads interleave only between calls.
 
 Built by ``setup.py`` (``pip install -e .``; ``python setup.py build_ext --inplace`` after editing this file);
@@ -118,6 +120,8 @@ cdef class Graph:
     cdef object indptr_array
     cdef const int64_t* indptr
     cdef _Column neighbors, relations, edge_ids, heads, triple_relations, tails
+    cdef object outgoing_array
+    cdef const unsigned char* outgoing  # per CSR entry: 1 when the entry's node is the triple's head
 
     def __cinit__(self, snapshot: object):
         self.indptr_array = _contiguous(snapshot.indptr, cnp.NPY_INT64)
@@ -130,10 +134,13 @@ cdef class Graph:
         self.heads = _Column(snapshot.triple_heads)
         self.triple_relations = _Column(snapshot.triple_relations)
         self.tails = _Column(snapshot.triple_tails)
+        self.outgoing_array = np.ascontiguousarray(snapshot.outgoing).view(np.uint8)
+        self.outgoing = <const unsigned char*>cnp.PyArray_DATA(self.outgoing_array)
 
 
 cdef struct StepC:
     int64_t edge, source, target, rem_next, payback, relation_set, node_set
+    int64_t want  # directed search: 1 = a triple from source to target, 0 = from target to source; -1 = either
     bint closing
     int64_t* node_cost  # dense by KG node id (a scratch buffer), NULL for an unknown or closing target
 
@@ -189,6 +196,7 @@ cdef class Search:
         int64_t k,
         bint reuse,
         bint triple_reuse,
+        bint directed,
         deadline: object,
         bint prune,
         hook: object,
@@ -240,6 +248,8 @@ cdef class Search:
         first = {}
         for step_py in order.steps:
             step.edge, step.source, step.target, step.closing = step_py
+            head, tail = pattern.edges[step.edge].head, pattern.edges[step.edge].tail
+            step.want = -1 if not directed or head == tail else (1 if step.source == head else 0)
             step.rem_next = rem[i + 1]
             step.payback = -1
             step.relation_set = self.relation_set_of[step.edge]
@@ -604,6 +614,8 @@ cdef class Search:
         cdef const int64_t* ed64 = self.g.edge_ids.wide
         cdef const int64_t* rel_cost = &self.relation_cost[i * self.g.n_relations] if step.relation_set >= 0 else NULL
         cdef const int64_t* node_cost = step.node_cost
+        cdef const unsigned char* out = self.g.outgoing
+        cdef int64_t want = step.want, flip = 0
         cdef vector[KChild]* kids = &self.kids[i]
         cdef vector[int64_t*]* ahead = &self.ahead_dense
         cdef KChild child
@@ -635,8 +647,12 @@ cdef class Search:
             y = self.node_map[step.target]
             look = y
             if indptr[y + 1] - indptr[y] < stop - start:  # scan the smaller slice
-                look, start, stop = x, indptr[y], indptr[y + 1]
+                look, start, stop, flip = x, indptr[y], indptr[y + 1], 1
             for p in range(start, stop):
+                # directed: an entry of x's slice must be outgoing when want is 1 (of y's: the reverse); a KG
+                # self-loop (x == y) runs both ways
+                if want >= 0 and x != y and (out[p] ^ flip) != want:
+                    continue
                 if _get(nb32, nb64, p) == look:
                     c = 0 if rel_cost == NULL else rel_cost[_get(rl32, rl64, p)]
                     if c <= limit:
@@ -652,6 +668,9 @@ cdef class Search:
             while q != SENTINEL:
                 p = self.rev_entry[t][q]
                 n = self.rev_owner[t][q]
+                if want >= 0 and n != x and (out[p] ^ 1) != want:  # an entry of n's slice: x's view is reversed
+                    q = self.rev_next[t][q]
+                    continue
                 c = node_cost[n] + (0 if rel_cost == NULL else rel_cost[_get(rl32, rl64, p)])
                 ok = True
                 for j in range(first_ahead, <int64_t>ahead.size()):
@@ -672,6 +691,8 @@ cdef class Search:
                     if c >= SENTINEL:
                         continue
                 n = _get(nb32, nb64, p)
+                if want >= 0 and n != x and out[p] != want:
+                    continue
                 if node_cost != NULL:
                     d = node_cost[n]
                     if d >= SENTINEL:

@@ -14,7 +14,9 @@ first ``k``. A match is valid when
 
 * every known pattern node maps into its candidate set and every known pattern edge's triple has a relation
   in its candidate set; unknown nodes and relations accept anything at distance 0;
-* each pattern edge maps to one stored triple joining the two mapped nodes, **in either direction**;
+* each pattern edge maps to one stored triple joining the two mapped nodes, **in either direction** (with
+  ``directed``: running from the edge's head to its tail, as a SPARQL triple pattern reads; a KG self-loop runs
+  both ways);
 * pattern edges map to distinct triples (parallel pattern edges are never collapsed; parallel KG edges give
   distinct subgraphs), unless ``allow_triple_reuse``;
 * the node map is injective, unless ``allow_node_reuse`` (then two pattern nodes may share a KG node, and an
@@ -94,6 +96,7 @@ def top_k_subgraphs(
     k: int,
     allow_node_reuse: bool = False,
     allow_triple_reuse: bool = False,
+    directed: bool = False,
     deadline: float | None = None,
 ) -> MatchResult:
     """The ``k`` subgraphs of ``snapshot`` with the smallest GSD to ``pattern`` (module docstring: contract).
@@ -113,6 +116,9 @@ def top_k_subgraphs(
     allow_triple_reuse : bool, default False
         Let two pattern edges map to one stored triple (walk semantics; with ``allow_node_reuse``: SPARQL's
         homomorphism). The subgraph then also carries the answer binding (module docstring).
+    directed : bool, default False
+        Map each pattern edge only to triples stored from its head to its tail (DESIGN §6 takes either direction;
+        a grounded candidate's directions are part of its meaning).
     deadline : float, optional
         A ``time.monotonic()`` value; the search stops when it passes.
 
@@ -185,6 +191,7 @@ def top_k_subgraphs(
         k=k,
         allow_node_reuse=allow_node_reuse,
         allow_triple_reuse=allow_triple_reuse,
+        directed=directed,
         deadline=deadline,
     )
 
@@ -229,6 +236,7 @@ def _search(
     k: int,
     allow_node_reuse: bool = False,
     allow_triple_reuse: bool = False,
+    directed: bool = False,
     deadline: float | None = None,
     prune: bool = True,
     hook: Hook | None = None,
@@ -264,6 +272,7 @@ def _search(
         k,
         allow_node_reuse,
         allow_triple_reuse,
+        directed,
         deadline,
         prune,
         hook,

@@ -12,7 +12,6 @@ from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, enumerate_paths
 from kgsvc.qa.exemplars import Exemplar, ExemplarSet
 from kgsvc.qa.graph import QAGraph, load_embedder
-from kgsvc.qa.orient import oriented
 from kgsvc.qa.pipeline import QuestionAnswerer
 from kgsvc.retrieval.candidates import Candidates, candidate_set
 from kgsvc.retrieval.pattern import Pattern
@@ -77,20 +76,10 @@ def test_non_backtracking_walks_for_an_injective_matcher() -> None:
     assert _ends(paths, ("parents", True), ("parents", False)) is None
 
 
-def test_a_walk_over_one_triple_three_times_matches_as_it_is() -> None:
-    """``spouse →, ← spouse, spouse →`` from eve walks (eve, spouse, adam) three times: one stored triple."""
-    matches, pattern, candidates = _match((("spouse", True), ("spouse", False), ("spouse", True)), "spouse")
-    kept = [o for m in matches if (o := oriented(m, pattern, candidates)) is not None]
-    assert {m.answer for m in kept} == {N("adam")}
-    once = [m for m in kept if len(set(m.edge_ids)) == 1]
-    assert [m.triples for m in once] == [((N("eve"), R("spouse"), N("adam")),) * 3]
-    # with distinct triples (SimGRAG's isomorphism) the same walk needs three triples and finds fewer subgraphs
-    injective = top_k_subgraphs(_snapshot(), pattern, candidates, k=10, allow_node_reuse=True)
-    assert all(len(set(m.edge_ids)) == 3 for m in injective.matches)
-    assert len(injective.matches) < len(matches)
-
-
-def _match(pattern_steps: tuple[tuple[str, bool], ...], relation: str) -> tuple[list[Match], Pattern, Candidates]:
+def _match(
+    pattern_steps: tuple[tuple[str, bool], ...], relation: str, *, directed: bool = True
+) -> tuple[list[Match], Pattern, Candidates]:
+    """The question path's match of a walk from eve: node and triple reuse, directed like a grounded candidate."""
     candidate = CandidatePattern((Branch(0, N("eve"), _steps(*pattern_steps)),), 1)
     pattern, _ = candidate_pattern(candidate, ["eve"], RELATIONS)
     allowed = candidate_set(np.array([R(relation)], dtype=np.int64), np.array([0.0]))
@@ -98,31 +87,36 @@ def _match(pattern_steps: tuple[tuple[str, bool], ...], relation: str) -> tuple[
         nodes={0: candidate_set(np.array([N("eve")], dtype=np.int64), np.array([0.0]))},
         relations=dict.fromkeys(range(len(pattern.edges)), allowed),
     )
-    result = top_k_subgraphs(_snapshot(), pattern, candidates, k=10, allow_node_reuse=True, allow_triple_reuse=True)
+    result = top_k_subgraphs(
+        _snapshot(), pattern, candidates, k=10, allow_node_reuse=True, allow_triple_reuse=True, directed=directed
+    )
     return list(result.matches), pattern, candidates
 
 
-def test_oriented_drops_matches_that_run_against_the_candidate() -> None:
-    matches, pattern, candidates = _match((("parents", True),), "parents")
-    # the matcher takes "eve –parents→ ?" both ways: ivan (her parent) and dora (dora –parents→ eve: her child)
-    assert {m.answer for m in matches} == {N("ivan"), N("dora")}
-    kept = [o for m in matches if (o := oriented(m, pattern, candidates)) is not None]
-    assert [m.answer for m in kept] == [N("ivan")]
-    assert kept[0] in matches
+def _walked(match: Match) -> list[tuple[str, str, str]]:
+    return [(NODES[h], RELATIONS[r], NODES[t]) for h, r, t in match.triples]
 
 
-def test_oriented_reassigns_the_triples_of_one_subgraph() -> None:
-    matches, pattern, candidates = _match((("spouse", True), ("spouse", True)), "spouse")
-    # eve → adam → eve: one subgraph of two triples, two assignments; the matcher keeps one of them (the walks
-    # over one of the two triples, there and straight back, run against it once: oriented drops them)
-    (match,) = [m for m in matches if m.answer == N("eve") and len(set(m.edge_ids)) == 2]
-    assert all(oriented(m, pattern, candidates) is None for m in matches if len(set(m.edge_ids)) == 1)
-    walk = ((N("eve"), R("spouse"), N("adam")), (N("adam"), R("spouse"), N("eve")))
-    fixed = oriented(match, pattern, candidates)
-    assert fixed is not None and fixed.triples == walk and fixed.gsd == match.gsd
-    assert sorted(fixed.edge_ids) == sorted(match.edge_ids)
-    swapped = fixed._replace(triples=walk[::-1], edge_ids=fixed.edge_ids[::-1])
-    assert oriented(swapped, pattern, candidates) == fixed
+def test_directed_matches_run_along_the_candidate() -> None:
+    # undirected, "eve –parents→ ?" is also dora (dora –parents→ eve: her child); directed, only her parent
+    undirected, _, _ = _match((("parents", True),), "parents", directed=False)
+    assert {NODES[m.answer] for m in undirected if m.answer is not None} == {"ivan", "dora"}
+    (match,), _, _ = _match((("parents", True),), "parents")
+    assert _walked(match) == [("eve", "parents", "ivan")]
+
+
+def test_a_walk_back_to_the_start_uses_both_stored_triples() -> None:
+    matches, _, _ = _match((("spouse", True), ("spouse", True)), "spouse")
+    assert [_walked(m) for m in matches] == [[("eve", "spouse", "adam"), ("adam", "spouse", "eve")]]
+
+
+def test_a_walk_over_one_triple_three_times_matches_as_it_is() -> None:
+    """``spouse →, ← spouse, spouse →`` from eve walks (eve, spouse, adam) three times: one stored triple."""
+    matches, pattern, candidates = _match((("spouse", True), ("spouse", False), ("spouse", True)), "spouse")
+    assert [_walked(m) for m in matches] == [[("eve", "spouse", "adam")] * 3]
+    # with distinct triples (SimGRAG's isomorphism) no walk of this candidate exists
+    injective = top_k_subgraphs(_snapshot(), pattern, candidates, k=10, allow_node_reuse=True, directed=True)
+    assert injective.matches == ()
 
 
 def _exemplar(question: str, *relations: str) -> Exemplar:

@@ -64,16 +64,18 @@ def oracle_order(problem: Problem) -> tuple[int, list[int]]:
     return root, order
 
 
-def all_matches(problem: Problem, *, allow_node_reuse: bool, allow_triple_reuse: bool = False) -> list[OracleMatch]:
+def all_matches(
+    problem: Problem, *, allow_node_reuse: bool, allow_triple_reuse: bool = False, directed: bool = False
+) -> list[OracleMatch]:
     """Every valid match (not grouped): each node map × each assignment of triples to pattern edges (distinct
-    triples unless ``allow_triple_reuse``)."""
+    triples unless ``allow_triple_reuse``; with ``directed`` each triple runs from its edge's head to its tail)."""
     n_pattern = len(problem.node_cands)
     domains = [sorted(c) if c is not None else list(range(problem.n_nodes)) for c in problem.node_cands]
     found: list[OracleMatch] = []
     joining: dict[tuple[int, int], list[int]] = {}
     for i, (h, _, t) in enumerate(problem.triples):
         joining.setdefault((h, t), []).append(i)
-        if h != t:
+        if h != t and not directed:
             joining.setdefault((t, h), []).append(i)
 
     def edges_between(a: int, b: int, j: int) -> list[int]:
@@ -116,13 +118,16 @@ def top_k(
     *,
     allow_node_reuse: bool,
     allow_triple_reuse: bool = False,
+    directed: bool = False,
     matches: list[OracleMatch] | None = None,
 ) -> list[OracleMatch]:
     """Group by edge-id set (with triple reuse: and answer binding) keeping the smallest key, sort by key, take
     ``k``."""
     _, order = oracle_order(problem)
     if matches is None:
-        matches = all_matches(problem, allow_node_reuse=allow_node_reuse, allow_triple_reuse=allow_triple_reuse)
+        matches = all_matches(
+            problem, allow_node_reuse=allow_node_reuse, allow_triple_reuse=allow_triple_reuse, directed=directed
+        )
     best: dict[tuple[frozenset[int], int], tuple[tuple[int, tuple[int, ...], tuple[int, ...]], OracleMatch]] = {}
     for match in matches:
         key = (match.gsd_q, tuple(match.edge_ids[j] for j in order), match.node_map)

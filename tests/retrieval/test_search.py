@@ -305,8 +305,8 @@ import json
 from kgsvc.retrieval import top_k_subgraphs
 from tests.retrieval.test_search import _determinism_cases
 out = []
-for s, p, c, k, reuse, walks in _determinism_cases():
-    r = top_k_subgraphs(s, p, c, k=k, allow_node_reuse=reuse, allow_triple_reuse=walks)
+for s, p, c, k, reuse, walks, directed in _determinism_cases():
+    r = top_k_subgraphs(s, p, c, k=k, allow_node_reuse=reuse, allow_triple_reuse=walks, directed=directed)
     out.append([[m.gsd, list(m.node_map), list(m.edge_ids)] for m in r.matches])
 print(json.dumps(out))
 """
@@ -318,9 +318,9 @@ def test_item_14_tie_determinism_across_processes() -> None:
     here = [
         [
             [m.gsd, list(m.node_map), list(m.edge_ids)]
-            for m in top_k_subgraphs(s, p, c, k=k, allow_node_reuse=r, allow_triple_reuse=w).matches
+            for m in top_k_subgraphs(s, p, c, k=k, allow_node_reuse=r, allow_triple_reuse=w, directed=d).matches
         ]
-        for s, p, c, k, r, w in _determinism_cases()
+        for s, p, c, k, r, w, d in _determinism_cases()
     ]
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     command = [sys.executable, "-c", _DETERMINISM_SCRIPT]
@@ -329,13 +329,13 @@ def test_item_14_tie_determinism_across_processes() -> None:
     assert sum(len(r) for r in here) > 40
 
 
-def _determinism_cases() -> list[tuple[GraphSnapshot, Pattern, Candidates, int, bool, bool]]:
+def _determinism_cases() -> list[tuple[GraphSnapshot, Pattern, Candidates, int, bool, bool, bool]]:
     from tests.retrieval.test_oracle_equivalence import random_problem
 
     out = []
     for seed in range(40):
-        problem, k, reuse, walks = random_problem(np.random.default_rng(seed))
-        out.append((*to_kgsvc(problem), k, reuse, walks))
+        problem, k, reuse, walks, directed = random_problem(np.random.default_rng(seed))
+        out.append((*to_kgsvc(problem), k, reuse, walks, directed))
     return out
 
 
