@@ -30,9 +30,9 @@ walks also take it as an incoming one. With ``backtrack=False``, "not straight b
 steps back is one node (always so for the start node: ``r →`` then ``← r`` never returns to it); elsewhere a
 backtracking walk may add ends, and the GSD match of the chosen pattern (distinct triples) decides.
 
-A candidate's pattern (:func:`candidate_pattern`) is its walk with a fresh variable per step; the matcher with
-triple and node reuse (:func:`kgsvc.retrieval.top_k_subgraphs`) matches exactly the walks enumerated here, one
-stored triple per step, the same triple for several steps where the walk goes back or round a loop.
+A candidate's pattern (:func:`candidate_pattern`) is its walk with a fresh variable per step; the directed matcher
+with triple and node reuse (:func:`kgsvc.retrieval.top_k_subgraphs`) matches exactly the walks enumerated here,
+one stored triple per step, the same triple for several steps where the walk goes back or round a loop.
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
 from kgsvc.retrieval.search import top_k_subgraphs
 
-__all__ = ["QAOptions", "QuestionAnswerer"]
+__all__ = ["QAOptions", "QuestionAnswerer", "walks_back"]
 
 log = logging.getLogger(__name__)
 
@@ -223,10 +223,11 @@ class QuestionAnswerer:
         evidence = [self._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
         matches = [m for m, _ in matched]
         anchors = {m.node_map[v] for m, shape in matched for v in shape.anchors} if opts.node_reuse else set()
-        answers = _rank_answers(matches, self.graph, exclude=anchors)
-        own = _rank_answers([m for m in matches if m.answer in anchors], self.graph, exclude=())
-        if own and (not answers or own[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
-            answers = _rank_answers(matches, self.graph, exclude=())
+        plain = [m for m, shape in matched if not walks_back(m, shape.pattern)]
+        answers = _rank_answers(plain, self.graph, exclude=anchors)
+        every = _rank_answers(matches, self.graph, exclude=())
+        if every and (not answers or every[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
+            answers = every
         text = self._answer_text(question, answers, evidence, opts)
         timings["answer"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - started
@@ -471,23 +472,39 @@ class QuestionAnswerer:
         semantics (``allow_node_reuse`` and ``allow_triple_reuse``), so a walk that goes back over a triple or round
         a self-loop is matched as it is, one match per walk (per set of triples and answer).
 
+        A match that **walks straight back** (:func:`walks_back`: two pattern edges at one node on one stored
+        triple that is not a self-loop; "the films by the director of X" back to X itself, then X's actors) is
+        homomorphic but rarely what a question means, and such matches can crowd the top ``k``: the matcher is
+        asked for up to ``16 k`` subgraphs until ``k`` of them do not walk back, and the ``k`` kept are the best by
+        GSD, those that do not walk back first among equals. :meth:`ask` ranks the answers of the others only when
+        one of them is strictly closer than every answer of these (as for the linked entities).
+
         Raises
         ------
         MatchError
             When the matcher rejects a pattern.
         """
         candidates = self._candidates(chosen, spans, opts)  # embeds: before the deadline
-        result = top_k_subgraphs(
-            self.graph.snapshot,
-            chosen.pattern,
-            candidates,
-            k=opts.k,
-            allow_node_reuse=opts.node_reuse,
-            allow_triple_reuse=opts.node_reuse,
-            directed=chosen.candidate is not None,
-            deadline=time.monotonic() + opts.deadline_s,
-        )
-        return [(m, chosen) for m in result.matches], result.complete
+        deadline = time.monotonic() + opts.deadline_s
+        fetch = opts.k
+        while True:
+            result = top_k_subgraphs(
+                self.graph.snapshot,
+                chosen.pattern,
+                candidates,
+                k=fetch,
+                allow_node_reuse=opts.node_reuse,
+                allow_triple_reuse=opts.node_reuse,
+                directed=chosen.candidate is not None,
+                deadline=deadline,
+            )
+            back = [walks_back(m, chosen.pattern) for m in result.matches]
+            if back.count(False) >= opts.k or len(back) < fetch or not result.complete or fetch >= 16 * opts.k:
+                break
+            fetch *= 4
+        # by GSD, then the walks that never turn straight back first (stable: key order within each)
+        order = sorted(range(len(back)), key=lambda i: (result.matches[i].gsd, back[i]))
+        return [(result.matches[i], chosen) for i in order[: opts.k]], result.complete
 
     def _candidates(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> Candidates:
         nodes = {}
@@ -574,6 +591,25 @@ class QuestionAnswerer:
             reason=reason,
             failed_stage=stage,
         )
+
+
+def walks_back(match: Match, pattern: Pattern) -> bool:
+    """Whether ``match`` walks straight back: two pattern edges that share a pattern node are mapped to one stored
+    triple that is not a self-loop (a walk ``X –r→ Y`` then ``Y ← r ← X`` over the same triple; going round a
+    self-loop again is not walking back).
+
+    Notes
+    -----
+    O(|E|²) for |E| pattern edges (at most 4).
+    """
+    edges = pattern.edges
+    for e in range(len(edges)):
+        for f in range(e + 1, len(edges)):
+            if match.edge_ids[e] != match.edge_ids[f] or match.triples[e][0] == match.triples[e][2]:
+                continue
+            if {edges[e].head, edges[e].tail} & {edges[f].head, edges[f].tail}:
+                return True
+    return False
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

@@ -105,6 +105,8 @@ def _assert_evidence_and_sparql_agree(kg: kgsvc.KG, answer: Answer) -> None:
         ("what is the genre of the artists signed to Nova 's label", ["signed to", "signed to", "genre"], "Soul", 2),
         # there and straight back: Bluebird's only artist is Nova herself
         ("which artists are signed to the label of Nova", ["signed to", "signed to"], "Nova", 2),
+        # Redwing has two artists: the walk back to Orbit (Rock) is a homomorphic match, Pulse's genre comes first
+        ("what is the genre of the artists signed to Orbit 's label", ["signed to", "signed to", "genre"], "Pop", 1),
     ],
 )
 def test_walks_that_reuse_a_triple_are_answered_and_agree_with_sparql(
@@ -120,6 +122,18 @@ def test_walks_that_reuse_a_triple_are_answered_and_agree_with_sparql(
     assert len(walked) == len(steps) and max(walked.count(e) for e in walked) == uses
     _assert_evidence_and_sparql_agree(music, result)
     assert answer in {t.split("/")[-1] for t in _select(music, result.sparql or "")}
+
+
+def test_walking_straight_back_is_a_match_but_its_answer_only_a_fallback(music: kgsvc.KG) -> None:
+    """Orbit → Redwing ← Orbit → Rock is a match (evidence) but its answer is dropped while a walk that does not
+    turn back answers as closely (Pulse's Pop); the Nova question above is the fallback case."""
+    result = music.ask("what is the genre of the artists signed to Orbit 's label", dataset="music")
+    assert result.answers[0].label == "Pop" and result.answers[0].gsd == 0.0
+    assert "Rock" not in [a.label for a in result.answers]
+    # both are answers of the rendered SPARQL (homomorphism: ?x2 may be Orbit again, over the same triple)
+    assert {"Pop", "Rock"} <= {t.split("/")[-1] for t in _select(music, result.sparql or "")}
+    rock = [e for e in result.evidence if e.answer is not None and e.answer.label == "Rock"]
+    assert rock and all(len({t.edge_id for t in e.triples}) == 2 for e in rock)
 
 
 def test_the_other_self_loop_walks_and_answers_agree_with_sparql(music: kgsvc.KG) -> None:

@@ -12,7 +12,7 @@ from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, enumerate_paths
 from kgsvc.qa.exemplars import Exemplar, ExemplarSet
 from kgsvc.qa.graph import QAGraph, load_embedder
-from kgsvc.qa.pipeline import QuestionAnswerer
+from kgsvc.qa.pipeline import QuestionAnswerer, walks_back
 from kgsvc.retrieval.candidates import Candidates, candidate_set
 from kgsvc.retrieval.pattern import Pattern
 from kgsvc.retrieval.result import Match
@@ -106,14 +106,16 @@ def test_directed_matches_run_along_the_candidate() -> None:
 
 
 def test_a_walk_back_to_the_start_uses_both_stored_triples() -> None:
-    matches, _, _ = _match((("spouse", True), ("spouse", True)), "spouse")
+    matches, pattern, _ = _match((("spouse", True), ("spouse", True)), "spouse")
     assert [_walked(m) for m in matches] == [[("eve", "spouse", "adam"), ("adam", "spouse", "eve")]]
+    assert not walks_back(matches[0], pattern)
 
 
 def test_a_walk_over_one_triple_three_times_matches_as_it_is() -> None:
     """``spouse →, ← spouse, spouse →`` from eve walks (eve, spouse, adam) three times: one stored triple."""
     matches, pattern, candidates = _match((("spouse", True), ("spouse", False), ("spouse", True)), "spouse")
     assert [_walked(m) for m in matches] == [[("eve", "spouse", "adam")] * 3]
+    assert walks_back(matches[0], pattern)
     # with distinct triples (SimGRAG's isomorphism) no walk of this candidate exists
     injective = top_k_subgraphs(_snapshot(), pattern, candidates, k=10, allow_node_reuse=True, directed=True)
     assert injective.matches == ()
