@@ -73,10 +73,15 @@ class Branch:
 
 @dataclass(frozen=True, slots=True)
 class CandidatePattern:
-    """A grounded candidate: one branch (path) or two (conjunction) ending at the answer; ``n_answers`` ends."""
+    """A grounded candidate: one branch (path) or two (conjunction) ending at the answer; ``n_answers`` ends.
+
+    ``detour`` marks a path whose every walk goes straight back along a triple somewhere (no non-backtracking walk
+    has its steps): its ends are those of the walk without the there-and-back pair, two steps shorter.
+    """
 
     branches: tuple[Branch, ...]
     n_answers: int
+    detour: bool = False
 
     @property
     def kind(self) -> str:
@@ -209,16 +214,25 @@ def enumerate_candidates(
     Returns
     -------
     Enumeration
-        Paths first (by anchor, then steps), then conjunctions; deterministic.
+        Paths first (by anchor, then steps), then conjunctions; deterministic. With ``backtrack`` a path that no
+        non-backtracking walk has is marked ``detour``.
+
+    Notes
+    -----
+    With ``backtrack`` the paths are enumerated twice (with and without backtracking) to mark the detours.
     """
     candidates: list[CandidatePattern] = []
     truncated = False
     one_hop: dict[int, list[tuple[RelStep, I64]]] = {}
     for mention, anchor in anchors:
         paths, cut = enumerate_paths(snapshot, anchor, max_hops=max_hops, max_entries=max_entries, backtrack=backtrack)
+        plain = paths
+        if backtrack:  # which paths some non-backtracking walk also has (the others are detours)
+            plain, _ = enumerate_paths(snapshot, anchor, max_hops=max_hops, max_entries=max_entries, backtrack=False)
         truncated |= cut
         for steps in sorted(paths, key=lambda s: (len(s), s)):
-            candidates.append(CandidatePattern((Branch(mention, anchor, steps),), int(paths[steps].shape[0])))
+            branch = Branch(mention, anchor, steps)
+            candidates.append(CandidatePattern((branch,), int(paths[steps].shape[0]), steps not in plain))
         one_hop[anchor] = [(s[0], ends) for s, ends in paths.items() if len(s) == 1]
     if conjunctions:
         for i, (m1, a1) in enumerate(anchors):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kgsvc.index.snapshot import GraphSnapshot
-from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, enumerate_paths
+from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, enumerate_candidates, enumerate_paths
 from kgsvc.qa.exemplars import Exemplar, ExemplarSet
 from kgsvc.qa.graph import QAGraph, load_embedder
 from kgsvc.qa.pipeline import QuestionAnswerer, walks_back
@@ -65,6 +65,17 @@ def test_walks_may_come_back_to_the_start_and_straight_back() -> None:
     assert _ends(paths, ("parents", True), ("parents", False)) == {"eve"}
     assert _ends(paths, ("parents", True), ("parents", False), ("nationality", True)) == {"england"}
     assert _ends(paths, ("spouse", True), ("spouse", False), ("spouse", True)) == {"adam"}
+
+
+def test_paths_only_a_backtracking_walk_has_are_detours() -> None:
+    found = enumerate_candidates(_snapshot(), [(0, N("eve"))], max_hops=3)
+    detour = {c.branches[0].steps: c.detour for c in found.candidates if len(c.branches) == 1}
+    assert detour[_steps(("parents", True), ("parents", False))]  # eve → ivan ← eve: back to eve only
+    assert not detour[_steps(("children", True), ("children", False))]  # eve → dora ← adam as well
+    assert not detour[_steps(("spouse", True), ("spouse", True))]
+    plain = enumerate_candidates(_snapshot(), [(0, N("eve"))], max_hops=3, backtrack=False)
+    assert not any(c.detour for c in plain.candidates)
+    assert len(plain.candidates) < len(found.candidates)
 
 
 def test_non_backtracking_walks_for_an_injective_matcher() -> None:
