@@ -15,9 +15,11 @@ are kept (edge ids), the node map is injective (paper semantics), pattern edges 
 remaining-best bound counts each node once (valid on cycles), and a subgraph (set of edge ids) is reported once,
 with its smallest key. The top-k keeps exactly ``k`` subgraphs ordered by ``(GSD, edge ids listed in tie_order,
 node map)``: pass ``kgsvc``'s matching order as ``tie_order`` and fixed-point integer distances to get exactly
-``kgsvc``'s tie-break (default: sorted edge ids). SimGRAG's heap keeps every subgraph tied with the k-th, which
-is what made it slow on tie-heavy patterns; that cost is **not** reproduced here, so this reference is faster
-than the original.
+``kgsvc``'s tie-break (default: sorted edge ids). ``walks=True`` drops both injectivity rules (SPARQL's
+homomorphism, ``kgsvc``'s ``allow_node_reuse`` + ``allow_triple_reuse``): a subgraph is then its set of edge ids
+and, when ``answer`` names a pattern node, that node's binding. SimGRAG's heap keeps every subgraph tied with the
+k-th, which is what made it slow on tie-heavy patterns; that cost is **not** reproduced here, so this reference is
+faster than the original.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ def reference_top_k(
     *,
     deadline: float | None = None,
     tie_order: list[int] | None = None,
+    walks: bool = False,
+    answer: int | None = None,
 ) -> list[tuple[float, tuple[int, ...], tuple[int, ...]]]:
     """Top-k ``(gsd, node map, edge ids per pattern edge)``, ascending by ``(gsd, tie edges, node map)``.
 
@@ -92,7 +96,12 @@ def reference_top_k(
         final_best_score[pos] = final_best_score[pos + 1] + extra
 
     res: list[tuple[float, tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []  # sorted, at most k
-    in_res: dict[frozenset[int], tuple[float, tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+    in_res: dict[tuple[frozenset[int], int], tuple[float, tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+    ends_at = answer if walks and answer is not None else None
+
+    def group_of(nodes: tuple[int, ...], edges: tuple[int, ...]) -> tuple[frozenset[int], int]:
+        return frozenset(edges), -1 if ends_at is None else nodes[ends_at]
+
     mapping: dict[int, int] = {}
     chosen: list[int] = [-1] * len(pattern_edges)
     counter = [0]
@@ -106,7 +115,7 @@ def reference_top_k(
         item = (score, tie, tuple(mapping[v] for v in range(n_nodes)), edges)
         if len(res) >= k and item >= res[-1]:
             return
-        group = frozenset(edges)
+        group = group_of(item[2], edges)
         old = in_res.get(group)
         if old is not None:
             if item >= old:
@@ -115,7 +124,8 @@ def reference_top_k(
         bisect.insort(res, item)
         in_res[group] = item
         if len(res) > k:
-            del in_res[frozenset(res.pop()[3])]
+            dropped = res.pop()
+            del in_res[group_of(dropped[2], dropped[3])]
 
     def expand(pos: int, score: float) -> None:
         counter[0] += 1
@@ -134,14 +144,14 @@ def reference_top_k(
                 continue
             rd = rel_c[r] if rel_c is not None else 0
             for t, eid in neighbours:
-                if eid in chosen:
+                if not walks and eid in chosen:
                     continue
                 if closing:
                     if t != mapping[dst]:
                         continue
                     children.append((rd, eid, t))
                 else:
-                    if t in used:
+                    if not walks and t in used:
                         continue
                     if node_c is not None:
                         if t not in node_c:

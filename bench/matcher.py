@@ -24,6 +24,10 @@ bytes, and graph-search p50/p95 for both matchers. The reference's dict-of-dicts
 a pattern touches (one untimed warm-up run fills it, the timed run reads a plain dict copy), because the full
 one needs about 0.47 GB per million edges; the full build cost is extrapolated from ``--ref-probe`` edges.
 
+``--walks`` runs both matchers with walk semantics (SPARQL's homomorphism, what the question path uses: kgsvc's
+``allow_node_reuse`` and ``allow_triple_reuse``, the reference's ``walks``): two pattern nodes may share a KG node
+and two pattern edges a triple; the same patterns, the same identical-results check (without the injectivity test).
+
 Run: ``python bench/matcher.py`` (both parts) or ``--part real`` / ``--part scale``; ``--help`` for sizes.
 """
 
@@ -124,10 +128,23 @@ class Case:
         return [step.edge for step in matching_order(self.pattern, self.kgsvc_candidates()).steps]
 
 
+#: walk semantics for both matchers (``--walks``)
+WALKS = {"on": False}
+
+
 def run_ours(snapshot: GraphSnapshot, case: Case, k: int, timeout: float) -> tuple[float, MatchResult]:
     candidates = case.kgsvc_candidates()
+    walks = WALKS["on"]
     started = time.perf_counter()
-    result = top_k_subgraphs(snapshot, case.pattern, candidates, k=k, deadline=time.monotonic() + timeout)
+    result = top_k_subgraphs(
+        snapshot,
+        case.pattern,
+        candidates,
+        k=k,
+        allow_node_reuse=walks,
+        allow_triple_reuse=walks,
+        deadline=time.monotonic() + timeout,
+    )
     return time.perf_counter() - started, result
 
 
@@ -137,7 +154,14 @@ def run_reference(adj: Adjacency, case: Case, k: int, timeout: float) -> tuple[f
     started = time.perf_counter()
     try:
         found = reference_top_k(
-            adj, case.edges, node_cands, edge_cands, k, deadline=time.monotonic() + timeout, tie_order=tie_order
+            adj,
+            case.edges,
+            node_cands,
+            edge_cands,
+            k,
+            deadline=time.monotonic() + timeout,
+            tie_order=tie_order,
+            walks=WALKS["on"],
         )
     except ReferenceTimeout:
         return time.perf_counter() - started, None
@@ -161,7 +185,7 @@ def same_answer(snapshot: GraphSnapshot, case: Case, ours: MatchResult, ref: lis
                 return False
             if edge_cands[j] is not None:
                 total += edge_cands[j][r]
-        if total != round(m.gsd * GSD_SCALE) or len(set(m.node_map)) != len(m.node_map):
+        if total != round(m.gsd * GSD_SCALE) or (not WALKS["on"] and len(set(m.node_map)) != len(m.node_map)):
             return False
     return True
 
@@ -703,14 +727,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--ref-probe", type=int, default=1_000_000, help="(b) edges for the reference build probe (0: skip)"
     )
     parser.add_argument("--rebuild", action="store_true", help="(b) build the snapshot even if a build is cached")
+    parser.add_argument("--walks", action="store_true", help="both matchers with walk semantics (homomorphism)")
     parser.add_argument("--_build", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    WALKS["on"] = args.walks
     if args._build:
         build_only(args)
         return
     print(
         f"# bench/matcher.py — {time.strftime('%Y-%m-%d')}, {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}"
+        + (", walk semantics (--walks)" if args.walks else "")
     )
     if args.part in ("real", "all"):
         part_real(args)

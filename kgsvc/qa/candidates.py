@@ -5,10 +5,13 @@ the model choose only among them, so the chosen query is executable and grounded
 candidates are enumerated on the graph snapshot (never by SPARQL round trips), in two templates:
 
 * **paths** — from one linked node, relation paths of 1–``max_hops`` hops, each step a relation walked in stored
-  direction (``outgoing``) or against it. A path is a **non-backtracking walk**: it never walks straight back along
-  the triple it just came by, but it may revisit nodes, the start node included ("the nationality of X 's
-  daughter 's mother" walks X → daughter → X → nationality; PathQuestion's gold answers are exactly the ends of
-  such walks). Its end set may contain the start node;
+  direction (``outgoing``) or against it. A path is a **walk**, read as SPARQL reads its pattern (homomorphism):
+  it may revisit nodes, the start node included ("the nationality of X 's daughter 's mother" walks X → daughter →
+  X → nationality), walk straight back along the triple it just came by, and go round a self-loop, in either
+  direction, as often as the hop limit allows ("the tracks of the tracks of X 's tracks" = X when X's only track
+  is X itself); PathQuestion's gold answers are exactly the ends of such walks. Its end set may contain the start
+  node. With ``backtrack=False`` (the injective matcher of ``QAOptions.node_reuse=False``) a path is instead a
+  non-backtracking walk that takes a self-loop only in its stored direction, as before walks were matched;
 * **conjunctions** — two linked nodes of different mentions, one hop each, meeting at a node other than both.
 
 A candidate is identified by its branches ``(anchor node, steps)``; its **signature** (relation keys instead of
@@ -22,13 +25,14 @@ Notes
 -----
 Expansion works on node *sets* per signature (vectorised CSR gathers), so the cost is bounded by the number of
 CSR entries read, not by the number of paths: a set expansion reading more than ``max_entries`` entries is
-skipped and the enumeration is flagged ``truncated``. With sets, "not straight back" is exact where the set two
+skipped and the enumeration is flagged ``truncated``. The snapshot stores a self-loop once, as an outgoing entry;
+walks also take it as an incoming one. With ``backtrack=False``, "not straight back" is exact where the set two
 steps back is one node (always so for the start node: ``r →`` then ``← r`` never returns to it); elsewhere a
 backtracking walk may add ends, and the GSD match of the chosen pattern (distinct triples) decides.
 
-A walk of at most 3 steps that is non-backtracking repeats a triple only as ``X –s→ Y –t→ X –s→ Y`` (the third
-step walks the first triple again, self-loops aside): the GSD match, which maps pattern edges to distinct
-triples, covers that walk with the quotient pattern of :func:`walk_quotient` (``X –s→ ?answer –t→ X``).
+A candidate's pattern (:func:`candidate_pattern`) is its walk with a fresh variable per step; the directed matcher
+with triple and node reuse (:func:`kgsvc.retrieval.top_k_subgraphs`) matches exactly the walks enumerated here,
+one stored triple per step, the same triple for several steps where the walk goes back or round a loop.
 """
 
 from __future__ import annotations
@@ -52,7 +56,6 @@ __all__ = [
     "enumerate_paths",
     "reverse",
     "verbalise",
-    "walk_quotient",
 ]
 
 RelStep = tuple[int, bool]
@@ -70,10 +73,15 @@ class Branch:
 
 @dataclass(frozen=True, slots=True)
 class CandidatePattern:
-    """A grounded candidate: one branch (path) or two (conjunction) ending at the answer; ``n_answers`` ends."""
+    """A grounded candidate: one branch (path) or two (conjunction) ending at the answer; ``n_answers`` ends.
+
+    ``detour`` marks a path whose every walk goes straight back along a triple somewhere (no non-backtracking walk
+    has its steps): its ends are those of the walk without the there-and-back pair, two steps shorter.
+    """
 
     branches: tuple[Branch, ...]
     n_answers: int
+    detour: bool = False
 
     @property
     def kind(self) -> str:
@@ -92,8 +100,9 @@ class Enumeration:
     truncated: bool
 
 
-def _gather(snapshot: GraphSnapshot, nodes: I64, max_entries: int) -> tuple[I64, I64] | None:
-    """Group the CSR entries of ``nodes`` by (relation, direction): keys ``2·rel + outgoing`` and unique ends."""
+def _gather(snapshot: GraphSnapshot, nodes: I64, max_entries: int, loops_both_ways: bool) -> tuple[I64, I64] | None:
+    """The CSR entries of ``nodes`` as keys ``2·rel + outgoing`` and ends; with ``loops_both_ways`` a self-loop
+    (stored once, outgoing) is also read as an incoming entry."""
     starts = snapshot.indptr[nodes]
     lens = snapshot.indptr[nodes + 1] - starts
     total = int(lens.sum())
@@ -104,6 +113,11 @@ def _gather(snapshot: GraphSnapshot, nodes: I64, max_entries: int) -> tuple[I64,
     offsets = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
     key = snapshot.relations[offsets].astype(np.int64) * 2 + snapshot.outgoing[offsets].astype(np.int64)
     neighbors = snapshot.neighbors[offsets].astype(np.int64)
+    if loops_both_ways:
+        loops = neighbors == np.repeat(nodes, lens)
+        if loops.any():
+            key = np.concatenate([key, key[loops] ^ 1])
+            neighbors = np.concatenate([neighbors, neighbors[loops]])
     return key, neighbors
 
 
@@ -128,9 +142,10 @@ def reverse(step: RelStep) -> RelStep:
 
 
 def enumerate_paths(
-    snapshot: GraphSnapshot, anchor: int, *, max_hops: int = 3, max_entries: int = 200_000
+    snapshot: GraphSnapshot, anchor: int, *, max_hops: int = 3, max_entries: int = 200_000, backtrack: bool = True
 ) -> tuple[dict[tuple[RelStep, ...], I64], bool]:
-    """Every non-backtracking relation walk of 1..``max_hops`` steps from ``anchor`` with its set of end nodes.
+    """Every relation walk of 1..``max_hops`` steps from ``anchor`` with its set of end nodes (module docstring;
+    ``backtrack=False``: non-backtracking walks only).
 
     Returns
     -------
@@ -142,8 +157,8 @@ def enumerate_paths(
     Notes
     -----
     Breadth first over node sets: each path's end set is expanded once, so the time is O(Σ entries read),
-    at most ``max_entries`` per expansion. A step that reverses the previous one drops the node the walk came from
-    when the set two steps back is that one node (module docstring).
+    at most ``max_entries`` per expansion. With ``backtrack=False`` a step that reverses the previous one drops the
+    node the walk came from when the set two steps back is that one node (module docstring).
     """
     paths: dict[tuple[RelStep, ...], I64] = {}
     truncated = False
@@ -153,12 +168,12 @@ def enumerate_paths(
     for _ in range(max_hops):
         following: list[tuple[tuple[RelStep, ...], I64, I64 | None]] = []
         for steps, nodes, before in frontier:
-            gathered = _gather(snapshot, nodes, max_entries)
+            gathered = _gather(snapshot, nodes, max_entries, backtrack)
             if gathered is None:
                 truncated = True
                 continue
             for step, ends in _groups(*gathered):
-                if steps and step == reverse(steps[-1]) and before is not None and before.shape[0] == 1:
+                if not backtrack and steps and step == reverse(steps[-1]) and before is not None and before.size == 1:
                     ends = ends[ends != before[0]]  # straight back along the triple just walked
                 if ends.size == 0:
                     continue
@@ -176,6 +191,7 @@ def enumerate_candidates(
     max_hops: int = 3,
     conjunctions: bool = True,
     max_entries: int = 200_000,
+    backtrack: bool = True,
 ) -> Enumeration:
     """The grounded candidate patterns around ``anchors`` (module docstring).
 
@@ -191,20 +207,32 @@ def enumerate_candidates(
         Also enumerate two-anchor conjunctions.
     max_entries : int
         Size cap per set expansion (module docstring).
+    backtrack : bool, default True
+        Walks may go straight back and round self-loops both ways (module docstring); ``False`` for an injective
+        matcher.
 
     Returns
     -------
     Enumeration
-        Paths first (by anchor, then steps), then conjunctions; deterministic.
+        Paths first (by anchor, then steps), then conjunctions; deterministic. With ``backtrack`` a path that no
+        non-backtracking walk has is marked ``detour``.
+
+    Notes
+    -----
+    With ``backtrack`` the paths are enumerated twice (with and without backtracking) to mark the detours.
     """
     candidates: list[CandidatePattern] = []
     truncated = False
     one_hop: dict[int, list[tuple[RelStep, I64]]] = {}
     for mention, anchor in anchors:
-        paths, cut = enumerate_paths(snapshot, anchor, max_hops=max_hops, max_entries=max_entries)
+        paths, cut = enumerate_paths(snapshot, anchor, max_hops=max_hops, max_entries=max_entries, backtrack=backtrack)
+        plain = paths
+        if backtrack:  # which paths some non-backtracking walk also has (the others are detours)
+            plain, _ = enumerate_paths(snapshot, anchor, max_hops=max_hops, max_entries=max_entries, backtrack=False)
         truncated |= cut
         for steps in sorted(paths, key=lambda s: (len(s), s)):
-            candidates.append(CandidatePattern((Branch(mention, anchor, steps),), int(paths[steps].shape[0])))
+            branch = Branch(mention, anchor, steps)
+            candidates.append(CandidatePattern((branch,), int(paths[steps].shape[0]), steps not in plain))
         one_hop[anchor] = [(s[0], ends) for s, ends in paths.items() if len(s) == 1]
     if conjunctions:
         for i, (m1, a1) in enumerate(anchors):
@@ -255,29 +283,6 @@ def candidate_pattern(
             head, tail = (a, b) if outgoing else (b, a)
             edges.append(PatternEdge(head, tail, relation_labels[relation], True))
     return Pattern(tuple(nodes), tuple(edges), answer), names
-
-
-def walk_quotient(
-    candidate: CandidatePattern, anchor_labels: Sequence[str], relation_labels: Sequence[str]
-) -> tuple[Pattern, list[str]] | None:
-    """The pattern of the candidate's walks that walk one triple twice, or ``None`` when it has none.
-
-    Only a one-branch path ``s, t, s`` with ``t`` not the reverse of ``s`` has such walks (module docstring, Notes):
-    ``X –s→ Y –t→ X –s→ Y`` uses the two triples of ``X –s→ ?answer –t→ X``, a 2-cycle whose answer is ``Y``
-    (PathQuestion: "the father of X 's parent 's heir" = X's father). Node 0 is the anchor, node 1 the answer;
-    edges follow the stored direction of each step.
-    """
-    if len(candidate.branches) != 1:
-        return None
-    steps = candidate.branches[0].steps
-    if len(steps) != 3 or steps[2] != steps[0] or steps[1] == reverse(steps[0]):
-        return None
-    nodes = (PatternNode(anchor_labels[0], True), PatternNode("UNKNOWN answer", False))
-    edges = []
-    for (relation, outgoing), (a, b) in zip(steps[:2], ((0, 1), (1, 0)), strict=True):
-        head, tail = (a, b) if outgoing else (b, a)
-        edges.append(PatternEdge(head, tail, relation_labels[relation], True))
-    return Pattern(nodes, tuple(edges), 1), [anchor_labels[0], "?answer"]
 
 
 def verbalise(

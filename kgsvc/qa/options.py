@@ -38,9 +38,12 @@ class QAOptions:
     min_relative_score : float
         Linked spans scoring below this share of the best span are dropped (template words such as "film").
     node_reuse : bool
-        Walk semantics, as the rendered SPARQL has: two pattern variables may bind one KG node ("the writer of
-        the films directed by X" may be X). Answers equal to a linked entity of the pattern are then dropped,
-        unless such an answer is closer (GSD) than every other answer ("the mother of X 's son" is X).
+        Walk semantics, as the rendered SPARQL has (homomorphism): two pattern variables may bind one KG node ("the
+        writer of the films directed by X" may be X) and two pattern triples one stored triple (a walk may go back
+        over the triple it came by or round a self-loop: "the tracks of the tracks of X 's tracks" may be X).
+        Answers equal to a linked entity of the pattern are then dropped, unless such an answer is closer (GSD)
+        than every other answer ("the mother of X 's son" is X). ``False``: an injective map onto distinct
+        triples (SimGRAG's subgraph isomorphism); the rendered SPARQL then carries ``FILTER (?a != ?b)``.
     vote_temperature : float
         Exemplar votes are weighted ``exp((cos - best cos) / vote_temperature)``: near-duplicates dominate.
     hop_penalty : float

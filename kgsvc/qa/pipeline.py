@@ -17,9 +17,13 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
 
 3. **Match** (:func:`kgsvc.retrieval.top_k_subgraphs`): top-k subgraphs by GSD. Known nodes are the linked
    nodes of their mention (distance = label distance of the link), known relations the ``relation_k`` nearest
-   relation labels by L2 of MiniLM embeddings (SimGRAG §5.1). A grounded candidate is a walk that may come back
-   through a node, the linked one included; its evidence must run along the walk's stored directions, and a walk
-   that uses one triple twice is matched through its quotient pattern (``QuestionAnswerer._match``).
+   relation labels by L2 of MiniLM embeddings (SimGRAG §5.1). With ``node_reuse`` (the default) matching has
+   SPARQL's semantics, homomorphism: two pattern variables may bind one node and two pattern triples one stored
+   triple, so a walk may come back through a node, the linked one included, go straight back over the triple it
+   came by, or round a self-loop, exactly as the rendered SPARQL reads; without it the map is injective and the
+   SPARQL says so with ``FILTER``s. A grounded candidate is matched **directed** (each triple runs from its
+   pattern edge's head to its tail, as the SPARQL reads it); an LLM pattern in either direction (DESIGN §6: the
+   model may get a direction wrong).
 4. **Answer**: the answer node's bindings over the matches of the chosen pattern itself (those using the best
    match's relations: the relaxed relations the GSD admits fill ``k`` but are other patterns), ranked by (best
    GSD, more supporting subgraphs, first rank). The text names them (template); with ``verbalise`` and an LLM the
@@ -59,19 +63,12 @@ import numpy as np
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
-from kgsvc.qa.candidates import (
-    Branch,
-    CandidatePattern,
-    candidate_pattern,
-    verbalise,
-    walk_quotient,
-)
+from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.orient import oriented
 from kgsvc.qa.rank import CandidateRanker
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
@@ -90,7 +87,7 @@ from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
 from kgsvc.retrieval.search import top_k_subgraphs
 
-__all__ = ["QAOptions", "QuestionAnswerer"]
+__all__ = ["QAOptions", "QuestionAnswerer", "walks_back"]
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +218,7 @@ class QuestionAnswerer:
             return self._fail(base, timings, started, "pattern", reason)
 
         t0 = time.perf_counter()
-        pattern_graph = self._pattern_graph(chosen, spans)
+        pattern_graph = self._pattern_graph(chosen, spans, opts)
         base["pattern"] = pattern_graph
         base["sparql"] = pattern_graph.sparql
         if chosen.candidate in inferred:
@@ -244,10 +241,11 @@ class QuestionAnswerer:
         evidence = [self._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
         matches = [m for m, _ in matched]
         anchors = {m.node_map[v] for m, shape in matched for v in shape.anchors} if opts.node_reuse else set()
-        answers = _rank_answers(matches, self.graph, exclude=anchors)
-        own = _rank_answers([m for m in matches if m.answer in anchors], self.graph, exclude=())
-        if own and (not answers or own[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
-            answers = _rank_answers(matches, self.graph, exclude=())
+        plain = [m for m, shape in matched if not walks_back(m, shape.pattern)]
+        answers = _rank_answers(plain, self.graph, exclude=anchors)
+        every = _rank_answers(matches, self.graph, exclude=())
+        if every and (not answers or every[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
+            answers = every
         text = self._answer_text(question, answers, evidence, opts)
         timings["answer"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - started
@@ -489,50 +487,44 @@ class QuestionAnswerer:
         """The top-k evidence subgraphs of the chosen pattern, each with the pattern it matched, and completeness.
 
         For a grounded candidate (a walk read from stored triples, :mod:`kgsvc.qa.candidates`) the evidence is the
-        walk's: (1) matches must run along the candidate's stored directions (:func:`~kgsvc.qa.orient.oriented`) —
-        the matcher takes a pattern edge in either direction (DESIGN §6), and ``X ← parents ← ?`` is X's children,
-        not its parents; the matcher is asked for up to ``16 k`` subgraphs until ``k`` of them do; (2) a walk that
-        walks one triple twice is matched through its quotient pattern (:func:`~kgsvc.qa.candidates.walk_quotient`),
-        since the matcher maps pattern edges to distinct triples. Matches of both are merged by GSD (ties: the
-        chain's first).
+        walk's: the search is ``directed`` — the matcher otherwise takes a pattern edge in either direction (DESIGN
+        §6), and ``X ← parents ← ?`` is X's children, not its parents. With ``node_reuse`` the matcher has walk
+        semantics (``allow_node_reuse`` and ``allow_triple_reuse``), so a walk that goes back over a triple or round
+        a self-loop is matched as it is, one match per walk (per set of triples and answer).
+
+        A match that **walks straight back** (:func:`walks_back`: two pattern edges at one node on one stored
+        triple that is not a self-loop; "the films by the director of X" back to X itself, then X's actors) is
+        homomorphic but rarely what a question means, and such matches can crowd the top ``k``: the matcher is
+        asked for up to ``16 k`` subgraphs until ``k`` of them do not walk back, and the ``k`` kept are the best by
+        GSD, those that do not walk back first among equals. :meth:`ask` ranks the answers of the others only when
+        one of them is strictly closer than every answer of these (as for the linked entities).
 
         Raises
         ------
         MatchError
             When the matcher rejects a pattern.
         """
-        shapes = [chosen]
-        if chosen.candidate is not None:
-            labels = [chosen.names[v] for v in sorted(chosen.anchors)]
-            quotient = walk_quotient(chosen.candidate, labels, self.graph.relation_labels)
-            if quotient is not None:
-                pattern, names = quotient
-                shapes.append(dataclasses.replace(chosen, pattern=pattern, names=names, anchors={0: chosen.anchors[0]}))
-        prepared = [(shape, self._candidates(shape, spans, opts)) for shape in shapes]  # embeds: before the deadline
+        candidates = self._candidates(chosen, spans, opts)  # embeds: before the deadline
         deadline = time.monotonic() + opts.deadline_s
-        found: list[tuple[Match, _Chosen]] = []
-        complete = True
-        for shape, candidates in prepared:
-            fetch = opts.k
-            while True:
-                result = top_k_subgraphs(
-                    self.graph.snapshot,
-                    shape.pattern,
-                    candidates,
-                    k=fetch,
-                    allow_node_reuse=opts.node_reuse,
-                    deadline=deadline,
-                )
-                kept = list(result.matches)
-                if shape.candidate is not None:
-                    kept = [o for m in kept if (o := oriented(m, shape.pattern, candidates)) is not None]
-                if len(kept) >= opts.k or len(result.matches) < fetch or not result.complete or fetch >= 16 * opts.k:
-                    break
-                fetch *= 4
-            complete &= result.complete
-            found += [(m, shape) for m in kept[: opts.k]]
-        found.sort(key=lambda pair: pair[0].gsd)
-        return found[: opts.k], complete
+        fetch = opts.k
+        while True:
+            result = top_k_subgraphs(
+                self.graph.snapshot,
+                chosen.pattern,
+                candidates,
+                k=fetch,
+                allow_node_reuse=opts.node_reuse,
+                allow_triple_reuse=opts.node_reuse,
+                directed=chosen.candidate is not None,
+                deadline=deadline,
+            )
+            back = [walks_back(m, chosen.pattern) for m in result.matches]
+            if back.count(False) >= opts.k or len(back) < fetch or not result.complete or fetch >= 16 * opts.k:
+                break
+            fetch *= 4
+        # by GSD, then the walks that never turn straight back first (stable: key order within each)
+        order = sorted(range(len(back)), key=lambda i: (result.matches[i].gsd, back[i]))
+        return [(result.matches[i], chosen) for i in order[: opts.k]], result.complete
 
     def _candidates(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> Candidates:
         nodes = {}
@@ -552,7 +544,7 @@ class QuestionAnswerer:
 
     # -- answer --------------------------------------------------------------------------------------------------
 
-    def _pattern_graph(self, chosen: _Chosen, spans: Sequence[LinkedSpan]) -> PatternGraph:
+    def _pattern_graph(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> PatternGraph:
         p = chosen.pattern
         triples = [
             PatternTriple(head=chosen.names[e.head], relation=e.label, tail=chosen.names[e.tail]) for e in p.edges
@@ -565,7 +557,7 @@ class QuestionAnswerer:
         relation_terms = {
             label: term for label, term in zip(self.graph.relation_labels, self.graph.relation_terms, strict=True)
         }
-        sparql = pattern_sparql(p, chosen.names, anchor_terms, relation_terms)
+        sparql = pattern_sparql(p, chosen.names, anchor_terms, relation_terms, distinct=not opts.node_reuse)
         return PatternGraph(triples=triples, answer=answer, source=chosen.source, sparql=sparql, score=chosen.score)
 
     def _evidence(self, rank: int, match: Match, chosen: _Chosen) -> Evidence:
@@ -619,6 +611,25 @@ class QuestionAnswerer:
             reason=reason,
             failed_stage=stage,
         )
+
+
+def walks_back(match: Match, pattern: Pattern) -> bool:
+    """Whether ``match`` walks straight back: two pattern edges that share a pattern node are mapped to one stored
+    triple that is not a self-loop (a walk ``X –r→ Y`` then ``Y ← r ← X`` over the same triple; going round a
+    self-loop again is not walking back).
+
+    Notes
+    -----
+    O(|E|²) for |E| pattern edges (at most 4).
+    """
+    edges = pattern.edges
+    for e in range(len(edges)):
+        for f in range(e + 1, len(edges)):
+            if match.edge_ids[e] != match.edge_ids[f] or match.triples[e][0] == match.triples[e][2]:
+                continue
+            if {edges[e].head, edges[e].tail} & {edges[f].head, edges[f].tail}:
+                return True
+    return False
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

@@ -5,14 +5,18 @@ Each candidate (a relation path or two-entity conjunction that exists around the
 :mod:`kgsvc.qa.candidates`) gets
 
     score = vote + w_align · P(signature | question) + w_sim · cos(masked question, verbalised candidate)
-            + 0.3 · coverage + 0.05 · mention score − hop_penalty · extra hops
+            + 0.3 · coverage + 0.05 · mention score − hop_penalty · extra hops − 2 · hop_penalty · detour
 
 where ``vote`` is the similarity-weighted share of the nearest exemplars (:mod:`kgsvc.qa.exemplars`) whose
 pattern signature equals the candidate's (half the share of a voted signature whose last steps agree),
 ``P(signature | question)`` the posterior of the candidate's relation steps under the order-aware lexicon
 (:mod:`kgsvc.qa.align`) with the votes as log prior, softmax-normalised over all candidates, and each candidate
 reads the question with only *its own* mentions masked (a span it does not use stays a word of the question).
-Vote and cosine are order-blind; the alignment is what orders "the mother of X 's son".
+Vote and cosine are order-blind; the alignment is what orders "the mother of X 's son". A **detour** (a path that
+only walks straight back along a triple somewhere, :class:`~kgsvc.qa.candidates.CandidatePattern`) pays for the
+two steps of its there-and-back at the full hop penalty, exemplar votes or not: its ends are those of a path two
+steps shorter, and it is what a question means only when nothing else fits ("which artists are on X 's label" =
+X, its label's only artist).
 
 Entry point: :meth:`CandidateRanker.rank`.
 """
@@ -112,7 +116,9 @@ class CandidateRanker:
         one embedding per verbalised candidate among the ``opts.embed_top`` best by prior (cached by text).
         """
         anchors = [(i, n) for i, s in enumerate(spans) for n, _, _ in s.nodes[: opts.nodes_per_mention]]
-        enumeration = enumerate_candidates(self.graph.snapshot, anchors, max_hops=opts.max_hops)
+        enumeration = enumerate_candidates(
+            self.graph.snapshot, anchors, max_hops=opts.max_hops, backtrack=opts.node_reuse
+        )
         candidates = [*enumeration.candidates, *extra]
         if not candidates:
             return []
@@ -122,7 +128,7 @@ class CandidateRanker:
         for c in candidates:
             sig = c.signature(keys)
             key = (sig, tuple(b.mention for b in c.branches))
-            if key not in best:
+            if key not in best or (best[key].detour and not c.detour):  # another anchor's walk is no detour
                 best[key] = c
         items = list(best.items())
         # A candidate is read against the question with only *its* mentions masked: a span it does not use
@@ -156,7 +162,8 @@ class CandidateRanker:
             mention_score = sum(spans[m].score for m in set(used)) / n_spans
             hops = sum(len(p) for p in sig) - len(sig)
             penalty = opts.hop_penalty if not views[used].votes else opts.hop_penalty / 5
-            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops + opts.w_align * a)
+            detour = 2 * opts.hop_penalty if best[(sig, used)].detour else 0.0
+            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops - detour + opts.w_align * a)
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         top = order[: opts.embed_top]
         texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]

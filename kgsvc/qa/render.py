@@ -1,7 +1,12 @@
 """Render patterns and matches as read-only SPARQL SELECT queries over the dataset's graph (DESIGN §5).
 
 * :func:`pattern_sparql` — the pattern with its linked constants: ``SELECT DISTINCT ?answer`` returns every
-  answer of the pattern in the KG (relations as matched exactly, no GSD relaxation).
+  answer of the pattern in the KG (relations as matched exactly, no GSD relaxation). A basic graph pattern is
+  matched by homomorphism (SPARQL 1.1 §18.3): two variables may bind one node and two triple patterns one triple,
+  which is what the matcher does with node and triple reuse (the question path's default). For an injective
+  matcher, ``distinct=True`` adds ``FILTER (?a != ?b)`` for every pair of pattern nodes, so the query reads as the
+  matcher does (with distinct nodes, two triple patterns can share a triple only when they join the same two
+  nodes: parallel pattern edges, which the question path never builds).
 * :func:`match_sparql` — one evidence subgraph: its stored triples with the constants as IRIs and the variables
   bound by ``VALUES``, so the query returns exactly the evidence's answer binding.
 
@@ -28,16 +33,25 @@ def pattern_sparql(
     names: Sequence[str],
     anchor_terms: Mapping[int, Sequence[str]],
     relation_terms: Mapping[str, str],
+    *,
+    distinct: bool = False,
 ) -> str:
     """The SELECT of ``pattern``: constants from ``anchor_terms`` (several: ``VALUES``), relations by label.
 
-    A relation label missing from ``relation_terms`` becomes a variable ``?r<edge>``.
+    A relation label missing from ``relation_terms`` becomes a variable ``?r<edge>``. With ``distinct`` every two
+    pattern nodes of which one at least is a variable get ``FILTER (a != b)`` (an injective node map).
 
     >>> from kgsvc.retrieval.pattern import Pattern
     >>> p = Pattern.from_triples([("Tokyo Godfathers", "directed by", "?answer")], answer="?answer")
     >>> print(pattern_sparql(p, ["Tokyo Godfathers", "?answer"], {0: ["<urn:tg>"]}, {"directed by": "<urn:d>"}))
     SELECT DISTINCT ?answer WHERE {
       <urn:tg> <urn:d> ?answer .
+    }
+    >>> print(pattern_sparql(p, ["Tokyo Godfathers", "?answer"], {0: ["<urn:tg>"]}, {"directed by": "<urn:d>"},
+    ...                      distinct=True))
+    SELECT DISTINCT ?answer WHERE {
+      <urn:tg> <urn:d> ?answer .
+      FILTER (<urn:tg> != ?answer)
     }
     """
 
@@ -54,6 +68,12 @@ def pattern_sparql(
     for e, edge in enumerate(pattern.edges):
         relation = relation_terms.get(edge.label, f"?r{e}")
         lines.append(f"  {node(edge.head)} {relation} {node(edge.tail)} .")
+    if distinct:
+        terms = [node(v) for v in range(len(pattern.nodes))]
+        for a in range(len(terms)):
+            for b in range(a + 1, len(terms)):
+                if terms[a].startswith("?") or terms[b].startswith("?"):
+                    lines.append(f"  FILTER ({terms[a]} != {terms[b]})")
     answer = node(pattern.answer) if pattern.answer is not None else "*"
     return f"SELECT DISTINCT {answer} WHERE {{\n" + "\n".join(lines) + "\n}"
 

@@ -35,6 +35,8 @@ class Search:
         rem: list[int],
         k: int,
         reuse: bool,
+        triple_reuse: bool,
+        directed: bool,
         deadline: float | None,
         prune: bool,
         hook: Callable[[dict[int, int], dict[int, int], int], Any] | None,

@@ -11,8 +11,11 @@ Layout: fixed-point costs are int64 with ``SENTINEL = 2**60`` for "not a candida
 node ids come from a per-process pool of scratch arrays (:func:`free_scratch`), written entry by entry and reset
 entry by entry when the search releases them, so a table costs O(its entries), not O(n_nodes). Children of a
 partial map are gathered into a per-depth C++ vector and sorted by ``(cost, edge id)`` with ``std::sort``; the
-top k are ``k`` key slots ``(GSD, edge ids in matching order, node map, sorted edge ids)`` kept in key order, the
-sorted edge ids identifying the subgraph. The GIL is held throughout (the test hook and the scratch pool are
+top k are ``k`` key slots ``(GSD, edge ids in matching order, node map, distinct edge ids sorted and padded with
+-1, answer binding or -1)`` kept in key order, the last two identifying the subgraph (the answer binding only
+under triple reuse, see :mod:`kgsvc.retrieval.search`). A directed search keeps only the CSR entries whose
+``outgoing`` flag runs along the step's pattern edge (``StepC.want``); its lookahead tables stay undirected (a
+superset, so still a lower bound). The GIL is held throughout (the test hook and the scratch pool are
 Python objects), so concurrent searches in threads interleave only between calls.
 
 Built by ``setup.py`` (``pip install -e .``; ``python setup.py build_ext --inplace`` after editing this file);
@@ -117,6 +120,8 @@ cdef class Graph:
     cdef object indptr_array
     cdef const int64_t* indptr
     cdef _Column neighbors, relations, edge_ids, heads, triple_relations, tails
+    cdef object outgoing_array
+    cdef const unsigned char* outgoing  # per CSR entry: 1 when the entry's node is the triple's head
 
     def __cinit__(self, snapshot: object):
         self.indptr_array = _contiguous(snapshot.indptr, cnp.NPY_INT64)
@@ -129,10 +134,13 @@ cdef class Graph:
         self.heads = _Column(snapshot.triple_heads)
         self.triple_relations = _Column(snapshot.triple_relations)
         self.tails = _Column(snapshot.triple_tails)
+        self.outgoing_array = np.ascontiguousarray(snapshot.outgoing).view(np.uint8)
+        self.outgoing = <const unsigned char*>cnp.PyArray_DATA(self.outgoing_array)
 
 
 cdef struct StepC:
     int64_t edge, source, target, rem_next, payback, relation_set, node_set
+    int64_t want  # directed search: 1 = a triple from source to target, 0 = from target to source; -1 = either
     bint closing
     int64_t* node_cost  # dense by KG node id (a scratch buffer), NULL for an unknown or closing target
 
@@ -172,9 +180,9 @@ cdef class Search:
     cdef vector[int64_t*] ahead_dense
     cdef vector[int64_t] node_map, eids, slots, sorted_edges
     cdef vector[int64_t] order, free_slots
-    cdef int64_t m, n, k, root, root_set, last, root_sub, kth, width, root_lookahead_min, reverse_min
+    cdef int64_t m, n, k, root, root_set, last, root_sub, kth, width, root_lookahead_min, reverse_min, answer
     cdef int64_t kth_gsd, _rem0
-    cdef bint reuse, prune, full, has_deadline, has_hook, lookahead
+    cdef bint reuse, triple_reuse, prune, full, has_deadline, has_hook, lookahead
     cdef double deadline
     cdef readonly int64_t expansions
 
@@ -187,6 +195,8 @@ cdef class Search:
         rem: list,
         int64_t k,
         bint reuse,
+        bint triple_reuse,
+        bint directed,
         deadline: object,
         bint prune,
         hook: object,
@@ -201,7 +211,8 @@ cdef class Search:
         cdef cnp.ndarray ids, fixed, distances
         self.g, self.pattern, self.hook = graph, pattern, hook
         self.keep, self.borrowed = [], []
-        self.k, self.reuse, self.prune = k, reuse, prune
+        self.k, self.reuse, self.triple_reuse, self.prune = k, reuse, triple_reuse, prune
+        self.answer = -1 if pattern.answer is None or not triple_reuse else pattern.answer
         self.has_hook = hook is not None
         self.has_deadline = deadline is not None
         self.deadline = deadline if deadline is not None else 0.0
@@ -237,6 +248,8 @@ cdef class Search:
         first = {}
         for step_py in order.steps:
             step.edge, step.source, step.target, step.closing = step_py
+            head, tail = pattern.edges[step.edge].head, pattern.edges[step.edge].tail
+            step.want = -1 if not directed or head == tail else (1 if step.source == head else 0)
             step.rem_next = rem[i + 1]
             step.payback = -1
             step.relation_set = self.relation_set_of[step.edge]
@@ -263,7 +276,7 @@ cdef class Search:
         self.rev_owner.resize(self.tables.size())
         self.rev_next.resize(self.tables.size())
         self.last = self.m - 1
-        self.width = 1 + 2 * self.m + self.n
+        self.width = 2 + 2 * self.m + self.n
         self._rem0 = rem[0]
         self.kth_gsd = SENTINEL
         self.full = False
@@ -412,19 +425,30 @@ cdef class Search:
         """Insert the current full map with ``gsd`` if it is among the k best; 2 when it is not below the k-th
         key (the caller stops), 1 when its subgraph is held with a smaller key, 0 when accepted."""
         cdef int64_t size = self.order.size()
-        cdef int64_t j, q, h, slot, old = -1, at
+        cdef int64_t j, q, h, slot, bound, old = -1, at
         cdef int64_t* key
         if self.full and self._compare(gsd, self.order[size - 1]) >= 0:
             return 2
-        for j in range(self.m):  # the subgraph: the edge ids as a sorted list (distinct, m is tiny)
+        for j in range(self.m):  # the subgraph: the edge ids as a sorted list (m is tiny)
             h = self.eids[j]
             q = j
             while q > 0 and self.sorted_edges[q - 1] > h:
                 self.sorted_edges[q] = self.sorted_edges[q - 1]
                 q -= 1
             self.sorted_edges[q] = h
+        if self.triple_reuse:  # a triple may serve several pattern edges: keep each once, pad with -1
+            q = 0
+            for j in range(self.m):
+                if q == 0 or self.sorted_edges[j] != self.sorted_edges[q - 1]:
+                    self.sorted_edges[q] = self.sorted_edges[j]
+                    q += 1
+            for j in range(q, self.m):
+                self.sorted_edges[j] = -1
+        bound = -1 if self.answer < 0 else self.node_map[self.answer]
         for q in range(size):
             key = &self.slots[self.order[q] * self.width + 1 + self.m + self.n]
+            if key[self.m] != bound:
+                continue
             for j in range(self.m):
                 if key[j] != self.sorted_edges[j]:
                     break
@@ -453,6 +477,7 @@ cdef class Search:
             key[1 + self.m + self.n + j] = self.sorted_edges[j]
         for j in range(self.n):
             key[1 + self.m + j] = self.node_map[j]
+        key[1 + 2 * self.m + self.n] = bound
         self.order.insert(self.order.begin() + at, slot)
         if <int64_t>self.order.size() > self.k:
             self.free_slots.push_back(self.order.back())
@@ -589,6 +614,8 @@ cdef class Search:
         cdef const int64_t* ed64 = self.g.edge_ids.wide
         cdef const int64_t* rel_cost = &self.relation_cost[i * self.g.n_relations] if step.relation_set >= 0 else NULL
         cdef const int64_t* node_cost = step.node_cost
+        cdef const unsigned char* out = self.g.outgoing
+        cdef int64_t want = step.want, flip = 0
         cdef vector[KChild]* kids = &self.kids[i]
         cdef vector[int64_t*]* ahead = &self.ahead_dense
         cdef KChild child
@@ -620,8 +647,12 @@ cdef class Search:
             y = self.node_map[step.target]
             look = y
             if indptr[y + 1] - indptr[y] < stop - start:  # scan the smaller slice
-                look, start, stop = x, indptr[y], indptr[y + 1]
+                look, start, stop, flip = x, indptr[y], indptr[y + 1], 1
             for p in range(start, stop):
+                # directed: an entry of x's slice must be outgoing when want is 1 (of y's: the reverse); a KG
+                # self-loop (x == y) runs both ways
+                if want >= 0 and x != y and (out[p] ^ flip) != want:
+                    continue
                 if _get(nb32, nb64, p) == look:
                     c = 0 if rel_cost == NULL else rel_cost[_get(rl32, rl64, p)]
                     if c <= limit:
@@ -637,6 +668,9 @@ cdef class Search:
             while q != SENTINEL:
                 p = self.rev_entry[t][q]
                 n = self.rev_owner[t][q]
+                if want >= 0 and n != x and (out[p] ^ 1) != want:  # an entry of n's slice: x's view is reversed
+                    q = self.rev_next[t][q]
+                    continue
                 c = node_cost[n] + (0 if rel_cost == NULL else rel_cost[_get(rl32, rl64, p)])
                 ok = True
                 for j in range(first_ahead, <int64_t>ahead.size()):
@@ -657,6 +691,8 @@ cdef class Search:
                     if c >= SENTINEL:
                         continue
                 n = _get(nb32, nb64, p)
+                if want >= 0 and n != x and out[p] != want:
+                    continue
                 if node_cost != NULL:
                     d = node_cost[n]
                     if d >= SENTINEL:
@@ -688,13 +724,14 @@ cdef class Search:
                     break
                 if bound == self.kth_gsd and self._prefix_after_kth(i, e):
                     break
-            ok = True
-            for j in range(i):
-                if self.eids[j] == e:  # a triple serves one pattern edge only
-                    ok = False
-                    break
-            if not ok:
-                continue
+            if not self.triple_reuse:
+                ok = True
+                for j in range(i):
+                    if self.eids[j] == e:  # a triple serves one pattern edge only
+                        ok = False
+                        break
+                if not ok:
+                    continue
             if not closing:
                 if not self.reuse and self._used(y):
                     continue
@@ -723,7 +760,7 @@ cdef class Search:
         for q in range(count):
             dup = False
             for j in range(i):
-                dup = dup or self.eids[j] == rows[q].eid
+                dup = dup or (not self.triple_reuse and self.eids[j] == rows[q].eid)
             if dup or (not step.closing and not self.reuse and self._used(rows[q].target)):
                 continue
             nodes = {v: self.node_map[v] for v in range(self.n) if self.node_map[v] >= 0}

@@ -15,8 +15,8 @@ Rules, checked by :func:`validate_pattern` before a search (``MatchError`` when 
 * at least one known node — the search starts from a known node's candidates; an all-unknown pattern would
   start from every KG node.
 
-Parallel pattern edges (two edges over one node pair) and self-loops are allowed: they must map to distinct KG
-triples.
+Parallel pattern edges (two edges over one node pair) and self-loops are allowed: they map to distinct KG
+triples unless the search allows triple reuse (:func:`kgsvc.retrieval.search.top_k_subgraphs`).
 """
 
 from __future__ import annotations

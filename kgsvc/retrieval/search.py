@@ -9,16 +9,29 @@ bound of Eq. 11 and greedy ordering) as specified by DESIGN §6::
 Entry point: :func:`top_k_subgraphs`.
 
 **Contract.** Given a pattern, candidate sets and ``k``, the result equals exhaustive enumeration of every
-valid match followed by: group matches by their set of KG edge ids (one subgraph), keep each group's smallest
-key, sort by key, take the first ``k``. A match is valid when
+valid match followed by: group matches by their subgraph, keep each group's smallest key, sort by key, take the
+first ``k``. A match is valid when
 
 * every known pattern node maps into its candidate set and every known pattern edge's triple has a relation
   in its candidate set; unknown nodes and relations accept anything at distance 0;
-* each pattern edge maps to one stored triple joining the two mapped nodes, **in either direction**;
+* each pattern edge maps to one stored triple joining the two mapped nodes, **in either direction** (with
+  ``directed``: running from the edge's head to its tail, as a SPARQL triple pattern reads; a KG self-loop runs
+  both ways);
 * pattern edges map to distinct triples (parallel pattern edges are never collapsed; parallel KG edges give
-  distinct subgraphs);
+  distinct subgraphs), unless ``allow_triple_reuse``;
 * the node map is injective, unless ``allow_node_reuse`` (then two pattern nodes may share a KG node, and an
   edge between them needs a KG self-loop).
+
+The subgraph of a match is its set of KG edge ids; under ``allow_triple_reuse`` it is that set **and** the KG
+node bound to the pattern's answer node (when the pattern names one), because a walk over the same triples may
+end at different nodes (``X –r→ Y``, a self-loop at ``Y``: the 3-edge walks ``r, loop, r`` and ``r, loop, loop``
+end at ``X`` and at ``Y``).
+
+**Semantics.** The default (both flags off) is SimGRAG's subgraph isomorphism (the paper's bijection; the
+reference of ``bench/matcher.py``). Both flags on is **homomorphism**, how SPARQL matches a basic graph pattern
+(SPARQL 1.1 §18.3: a solution maps variables to terms, nothing keeps two variables or two triple patterns apart):
+a pattern that is a walk may go back over the triple it came by, round a self-loop several times, and come back
+to a node it passed. The question path uses it (:mod:`kgsvc.qa.pipeline`, ``QAOptions.node_reuse``).
 
 The key is ``(GSD, edge ids in matching order, node map)``: the GSD as an exact fixed-point integer
 (:mod:`kgsvc.retrieval.gsd`), then the KG edge ids listed in the order of :func:`~kgsvc.retrieval.order.
@@ -42,7 +55,8 @@ conjunctions and stars over k(n)=16384 candidates tractable.
 **Compiled kernel.** The search itself (children generation, bound, tie-break, top-k bookkeeping, lookahead
 tables and the :class:`Match` records) runs in :mod:`kgsvc.retrieval._kernel` (Cython → C++, built by
 ``pip install -e .`` from ``setup.py``); this module validates the input, fixes the matching order and ``rem``, and
-calls it. There is no Python twin: every case (trees, cycles, self-loops, node reuse, the test hook) runs there.
+calls it. There is no Python twin: every case (trees, cycles, self-loops, node and triple reuse, the test hook)
+runs there.
 Three mechanisms change only the cost: (1) node-cost and lookahead tables are dense arrays over KG ids borrowed
 from a per-process pool (up to 6 free arrays of ``8 · n_nodes`` bytes kept per graph size, reset entry by entry
 after each search); a lookahead table is built in one O(S) pass over its candidates' slices, skipped above 2**22
@@ -81,6 +95,8 @@ def top_k_subgraphs(
     *,
     k: int,
     allow_node_reuse: bool = False,
+    allow_triple_reuse: bool = False,
+    directed: bool = False,
     deadline: float | None = None,
 ) -> MatchResult:
     """The ``k`` subgraphs of ``snapshot`` with the smallest GSD to ``pattern`` (module docstring: contract).
@@ -97,6 +113,12 @@ def top_k_subgraphs(
         Number of subgraphs wanted (≥ 1).
     allow_node_reuse : bool, default False
         Let two pattern nodes map to one KG node (SimGRAG's code does; the paper's bijection does not).
+    allow_triple_reuse : bool, default False
+        Let two pattern edges map to one stored triple (walk semantics; with ``allow_node_reuse``: SPARQL's
+        homomorphism). The subgraph then also carries the answer binding (module docstring).
+    directed : bool, default False
+        Map each pattern edge only to triples stored from its head to its tail (DESIGN §6 takes either direction;
+        a grounded candidate's directions are part of its meaning).
     deadline : float, optional
         A ``time.monotonic()`` value; the search stops when it passes.
 
@@ -162,7 +184,16 @@ def top_k_subgraphs(
     >>> [(round(m.gsd, 6), m.triples[0]) for m in r.matches], r.complete
     ([(0.2, (0, 0, 1)), (0.9, (0, 1, 2))], True)
     """
-    return _search(snapshot, pattern, candidates, k=k, allow_node_reuse=allow_node_reuse, deadline=deadline)
+    return _search(
+        snapshot,
+        pattern,
+        candidates,
+        k=k,
+        allow_node_reuse=allow_node_reuse,
+        allow_triple_reuse=allow_triple_reuse,
+        directed=directed,
+        deadline=deadline,
+    )
 
 
 def check_candidates(snapshot: GraphSnapshot, pattern: Pattern, candidates: Candidates) -> bool:
@@ -204,6 +235,8 @@ def _search(
     *,
     k: int,
     allow_node_reuse: bool = False,
+    allow_triple_reuse: bool = False,
+    directed: bool = False,
     deadline: float | None = None,
     prune: bool = True,
     hook: Hook | None = None,
@@ -238,6 +271,8 @@ def _search(
         rem,
         k,
         allow_node_reuse,
+        allow_triple_reuse,
+        directed,
         deadline,
         prune,
         hook,

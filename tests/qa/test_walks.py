@@ -1,6 +1,7 @@
 """Walks that come back through a node (PathQuestion's "the nationality of X 's daughter 's mother" = X's
-nationality): enumeration, the quotient of a walk that repeats a triple, orientation of matches, and the answers
-end to end on a small family graph (real snapshot, real GSD matcher, real MiniLM embeddings)."""
+nationality) or over a triple they already walked: enumeration, matching with walk semantics, orientation of
+matches, and the answers end to end on a small family graph (real snapshot, real GSD matcher, real MiniLM
+embeddings). Self-loops, and the agreement of evidence and SPARQL on a real store: ``test_self_loop_walks.py``."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ import numpy as np
 import pytest
 
 from kgsvc.index.snapshot import GraphSnapshot
-from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, enumerate_paths, walk_quotient
+from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, enumerate_candidates, enumerate_paths
 from kgsvc.qa.exemplars import Exemplar, ExemplarSet
 from kgsvc.qa.graph import QAGraph, load_embedder
-from kgsvc.qa.orient import oriented
-from kgsvc.qa.pipeline import QuestionAnswerer
+from kgsvc.qa.pipeline import QuestionAnswerer, walks_back
 from kgsvc.retrieval.candidates import Candidates, candidate_set
 from kgsvc.retrieval.pattern import Pattern
 from kgsvc.retrieval.result import Match
@@ -51,7 +51,7 @@ def _ends(paths: dict[tuple[tuple[int, bool], ...], np.ndarray], *steps: tuple[s
     return None if ends is None else {NODES[int(n)] for n in ends}
 
 
-def test_walks_may_come_back_to_the_start_but_never_straight_back() -> None:
+def test_walks_may_come_back_to_the_start_and_straight_back() -> None:
     paths, truncated = enumerate_paths(_snapshot(), N("eve"), max_hops=3)
     assert not truncated
     # eve → dora → eve (two stored triples) → england: her own nationality
@@ -59,30 +59,38 @@ def test_walks_may_come_back_to_the_start_but_never_straight_back() -> None:
     assert _ends(paths, ("children", True), ("parents", True), ("nationality", True)) == {"england"}
     # eve → adam → eve: the start node may end a walk
     assert _ends(paths, ("spouse", True), ("spouse", True)) == {"eve"}
-    # "← children" right after "children →" walks the same triple back: it reaches adam (eve → dora ← adam), never eve
+    # "← children" right after "children →" may walk the same triple back (eve), or reach adam (eve → dora ← adam)
+    assert _ends(paths, ("children", True), ("children", False)) == {"adam", "eve"}
+    # eve → ivan has no reverse triple: only the triple just walked leads back to eve
+    assert _ends(paths, ("parents", True), ("parents", False)) == {"eve"}
+    assert _ends(paths, ("parents", True), ("parents", False), ("nationality", True)) == {"england"}
+    assert _ends(paths, ("spouse", True), ("spouse", False), ("spouse", True)) == {"adam"}
+
+
+def test_paths_only_a_backtracking_walk_has_are_detours() -> None:
+    found = enumerate_candidates(_snapshot(), [(0, N("eve"))], max_hops=3)
+    detour = {c.branches[0].steps: c.detour for c in found.candidates if len(c.branches) == 1}
+    assert detour[_steps(("parents", True), ("parents", False))]  # eve → ivan ← eve: back to eve only
+    assert not detour[_steps(("children", True), ("children", False))]  # eve → dora ← adam as well
+    assert not detour[_steps(("spouse", True), ("spouse", True))]
+    plain = enumerate_candidates(_snapshot(), [(0, N("eve"))], max_hops=3, backtrack=False)
+    assert not any(c.detour for c in plain.candidates)
+    assert len(plain.candidates) < len(found.candidates)
+
+
+def test_non_backtracking_walks_for_an_injective_matcher() -> None:
+    paths, truncated = enumerate_paths(_snapshot(), N("eve"), max_hops=3, backtrack=False)
+    assert not truncated
+    assert _ends(paths, ("spouse", True), ("spouse", True)) == {"eve"}
+    # "← children" right after "children →" never walks the same triple back: adam only
     assert _ends(paths, ("children", True), ("children", False)) == {"adam"}
-    # eve → ivan has no reverse triple: nothing walks back to eve through ivan
     assert _ends(paths, ("parents", True), ("parents", False)) is None
 
 
-def test_walk_quotient_only_for_a_repeated_first_step() -> None:
-    def path(*steps: tuple[str, bool]) -> CandidatePattern:
-        return CandidatePattern((Branch(0, N("eve"), _steps(*steps)),), 1)
-
-    relation_labels = RELATIONS
-    lasso = walk_quotient(path(("spouse", True), ("spouse", True), ("spouse", True)), ["eve"], relation_labels)
-    assert lasso is not None
-    pattern, names = lasso
-    assert names == ["eve", "?answer"] and pattern.answer == 1
-    assert [(e.head, e.label, e.tail) for e in pattern.edges] == [(0, "spouse", 1), (1, "spouse", 0)]
-    assert walk_quotient(path(("spouse", True), ("spouse", True)), ["eve"], relation_labels) is None
-    assert walk_quotient(path(("spouse", True), ("children", True), ("nationality", True)), ["eve"], RELATIONS) is None
-    # s, reverse(s), s would walk one triple three times: never a non-backtracking walk
-    backtrack = path(("spouse", True), ("spouse", False), ("spouse", True))
-    assert walk_quotient(backtrack, ["eve"], relation_labels) is None
-
-
-def _match(pattern_steps: tuple[tuple[str, bool], ...], relation: str) -> tuple[list[Match], Pattern, Candidates]:
+def _match(
+    pattern_steps: tuple[tuple[str, bool], ...], relation: str, *, directed: bool = True
+) -> tuple[list[Match], Pattern, Candidates]:
+    """The question path's match of a walk from eve: node and triple reuse, directed like a grounded candidate."""
     candidate = CandidatePattern((Branch(0, N("eve"), _steps(*pattern_steps)),), 1)
     pattern, _ = candidate_pattern(candidate, ["eve"], RELATIONS)
     allowed = candidate_set(np.array([R(relation)], dtype=np.int64), np.array([0.0]))
@@ -90,29 +98,38 @@ def _match(pattern_steps: tuple[tuple[str, bool], ...], relation: str) -> tuple[
         nodes={0: candidate_set(np.array([N("eve")], dtype=np.int64), np.array([0.0]))},
         relations=dict.fromkeys(range(len(pattern.edges)), allowed),
     )
-    result = top_k_subgraphs(_snapshot(), pattern, candidates, k=10, allow_node_reuse=True)
+    result = top_k_subgraphs(
+        _snapshot(), pattern, candidates, k=10, allow_node_reuse=True, allow_triple_reuse=True, directed=directed
+    )
     return list(result.matches), pattern, candidates
 
 
-def test_oriented_drops_matches_that_run_against_the_candidate() -> None:
-    matches, pattern, candidates = _match((("parents", True),), "parents")
-    # the matcher takes "eve –parents→ ?" both ways: ivan (her parent) and dora (dora –parents→ eve: her child)
-    assert {m.answer for m in matches} == {N("ivan"), N("dora")}
-    kept = [o for m in matches if (o := oriented(m, pattern, candidates)) is not None]
-    assert [m.answer for m in kept] == [N("ivan")]
-    assert kept[0] in matches
+def _walked(match: Match) -> list[tuple[str, str, str]]:
+    return [(NODES[h], RELATIONS[r], NODES[t]) for h, r, t in match.triples]
 
 
-def test_oriented_reassigns_the_triples_of_one_subgraph() -> None:
-    matches, pattern, candidates = _match((("spouse", True), ("spouse", True)), "spouse")
-    # eve → adam → eve: one subgraph of two triples, two assignments; the matcher keeps one of them
-    (match,) = [m for m in matches if m.answer == N("eve")]
-    walk = ((N("eve"), R("spouse"), N("adam")), (N("adam"), R("spouse"), N("eve")))
-    fixed = oriented(match, pattern, candidates)
-    assert fixed is not None and fixed.triples == walk and fixed.gsd == match.gsd
-    assert sorted(fixed.edge_ids) == sorted(match.edge_ids)
-    swapped = fixed._replace(triples=walk[::-1], edge_ids=fixed.edge_ids[::-1])
-    assert oriented(swapped, pattern, candidates) == fixed
+def test_directed_matches_run_along_the_candidate() -> None:
+    # undirected, "eve –parents→ ?" is also dora (dora –parents→ eve: her child); directed, only her parent
+    undirected, _, _ = _match((("parents", True),), "parents", directed=False)
+    assert {NODES[m.answer] for m in undirected if m.answer is not None} == {"ivan", "dora"}
+    (match,), _, _ = _match((("parents", True),), "parents")
+    assert _walked(match) == [("eve", "parents", "ivan")]
+
+
+def test_a_walk_back_to_the_start_uses_both_stored_triples() -> None:
+    matches, pattern, _ = _match((("spouse", True), ("spouse", True)), "spouse")
+    assert [_walked(m) for m in matches] == [[("eve", "spouse", "adam"), ("adam", "spouse", "eve")]]
+    assert not walks_back(matches[0], pattern)
+
+
+def test_a_walk_over_one_triple_three_times_matches_as_it_is() -> None:
+    """``spouse →, ← spouse, spouse →`` from eve walks (eve, spouse, adam) three times: one stored triple."""
+    matches, pattern, candidates = _match((("spouse", True), ("spouse", False), ("spouse", True)), "spouse")
+    assert [_walked(m) for m in matches] == [[("eve", "spouse", "adam")] * 3]
+    assert walks_back(matches[0], pattern)
+    # with distinct triples (SimGRAG's isomorphism) no walk of this candidate exists
+    injective = top_k_subgraphs(_snapshot(), pattern, candidates, k=10, allow_node_reuse=True, directed=True)
+    assert injective.matches == ()
 
 
 def _exemplar(question: str, *relations: str) -> Exemplar:
@@ -157,7 +174,7 @@ def test_walk_back_questions_are_answered_from_stored_triples(
     for evidence in result.evidence:
         triples = [(t.head.label, t.relation.label, t.tail.label) for t in evidence.triples]
         assert set(triples) <= stored  # grounded: every evidence triple is a stored triple
-        assert len(set(triples)) == len(triples)
+        assert len(triples) == len(steps)  # one per step of the walk
     best = result.evidence[0]
     assert best.answer is not None and best.answer.label == answer
     # the wife of eve's husband's wife walks eve → adam → eve → adam: evidence is the two triples it uses

@@ -3,8 +3,8 @@
 It enumerates every node map (pattern nodes in index order, each over its candidates or over every KG node),
 then every assignment of KG triples to pattern edges, and keeps the valid matches. The only thing it takes from
 the contract rather than computing itself is the definition: fixed-point distances ``round(d * 2**36)``, the
-matching order rule (re-implemented here from the documentation), subgraph = set of edge ids, key = (GSD, edge
-ids in matching order, node map).
+matching order rule (re-implemented here from the documentation), subgraph = set of edge ids (with triple reuse:
+and the answer node's binding), key = (GSD, edge ids in matching order, node map).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ class Problem:
     node_cands: list[dict[int, float] | None]  # per pattern node
     edges: list[tuple[int, int]]  # pattern edges (head, tail) over pattern node indices
     edge_cands: list[dict[int, float] | None]  # per pattern edge (relation id -> distance)
+    answer: int | None = None  # the pattern's answer node
 
 
 @dataclass(frozen=True)
@@ -63,15 +64,18 @@ def oracle_order(problem: Problem) -> tuple[int, list[int]]:
     return root, order
 
 
-def all_matches(problem: Problem, *, allow_node_reuse: bool) -> list[OracleMatch]:
-    """Every valid match (not grouped): each node map × each assignment of distinct triples to pattern edges."""
+def all_matches(
+    problem: Problem, *, allow_node_reuse: bool, allow_triple_reuse: bool = False, directed: bool = False
+) -> list[OracleMatch]:
+    """Every valid match (not grouped): each node map × each assignment of triples to pattern edges (distinct
+    triples unless ``allow_triple_reuse``; with ``directed`` each triple runs from its edge's head to its tail)."""
     n_pattern = len(problem.node_cands)
     domains = [sorted(c) if c is not None else list(range(problem.n_nodes)) for c in problem.node_cands]
     found: list[OracleMatch] = []
     joining: dict[tuple[int, int], list[int]] = {}
     for i, (h, _, t) in enumerate(problem.triples):
         joining.setdefault((h, t), []).append(i)
-        if h != t:
+        if h != t and not directed:
             joining.setdefault((t, h), []).append(i)
 
     def edges_between(a: int, b: int, j: int) -> list[int]:
@@ -82,7 +86,7 @@ def all_matches(problem: Problem, *, allow_node_reuse: bool) -> list[OracleMatch
         if v == n_pattern:
             options = [edges_between(node_map[h], node_map[t], j) for j, (h, t) in enumerate(problem.edges)]
             for choice in itertools.product(*options):
-                if len(set(choice)) != len(choice):
+                if not allow_triple_reuse and len(set(choice)) != len(choice):
                     continue
                 total = 0
                 for u, cands in enumerate(problem.node_cands):
@@ -109,16 +113,26 @@ def all_matches(problem: Problem, *, allow_node_reuse: bool) -> list[OracleMatch
 
 
 def top_k(
-    problem: Problem, k: int, *, allow_node_reuse: bool, matches: list[OracleMatch] | None = None
+    problem: Problem,
+    k: int,
+    *,
+    allow_node_reuse: bool,
+    allow_triple_reuse: bool = False,
+    directed: bool = False,
+    matches: list[OracleMatch] | None = None,
 ) -> list[OracleMatch]:
-    """Group by edge-id set keeping the smallest key, sort by key, take ``k``."""
+    """Group by edge-id set (with triple reuse: and answer binding) keeping the smallest key, sort by key, take
+    ``k``."""
     _, order = oracle_order(problem)
     if matches is None:
-        matches = all_matches(problem, allow_node_reuse=allow_node_reuse)
-    best: dict[frozenset[int], tuple[tuple[int, tuple[int, ...], tuple[int, ...]], OracleMatch]] = {}
+        matches = all_matches(
+            problem, allow_node_reuse=allow_node_reuse, allow_triple_reuse=allow_triple_reuse, directed=directed
+        )
+    best: dict[tuple[frozenset[int], int], tuple[tuple[int, tuple[int, ...], tuple[int, ...]], OracleMatch]] = {}
     for match in matches:
         key = (match.gsd_q, tuple(match.edge_ids[j] for j in order), match.node_map)
-        group = frozenset(match.edge_ids)
+        ends = match.node_map[problem.answer] if allow_triple_reuse and problem.answer is not None else -1
+        group = (frozenset(match.edge_ids), ends)
         if group not in best or key < best[group][0]:
             best[group] = (key, match)
     return [match for _, match in sorted(best.values(), key=lambda item: item[0])][:k]

@@ -2,7 +2,8 @@
 
 SimGRAG acceptance checks §8 items 10 (optimised == brute force) and 11 (bound validity), and STYLE (c): trees
 and cycles, self-loops and parallel pattern edges, unknown nodes and relations, parallel KG edges, both
-directions, k ∈ {1, 2, 3, 10}, with and without node reuse.
+directions, k ∈ {1, 2, 3, 10}, with and without node reuse, with and without triple reuse (walk semantics: with
+both, SPARQL's homomorphism), with and without an answer node, directed and not.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ CASES_PER_CHUNK = 100
 CHUNKS = 12  # 1200 cases
 
 
-def random_problem(rng: np.random.Generator) -> tuple[Problem, int, bool]:
+def random_problem(rng: np.random.Generator) -> tuple[Problem, int, bool, bool, bool]:
     n_nodes = int(rng.choice([3, 5, 8, 12, 20, 50], p=[0.15, 0.3, 0.25, 0.15, 0.1, 0.05]))
     n_rel = int(rng.integers(1, 6))
     m = int(rng.integers(1, min(4 * n_nodes, 90) + 1))
@@ -78,10 +79,16 @@ def random_problem(rng: np.random.Generator) -> tuple[Problem, int, bool]:
             edge_cands.append(dict(zip(ids, distances(size), strict=True)))
         else:
             edge_cands.append(None)
-    problem = Problem(n_nodes, n_rel, triples, node_cands, edges, edge_cands)
     k = int(rng.choice([1, 2, 3, 10]))
     reuse = bool(rng.random() < 0.2)
-    return problem, k, reuse
+    # drawn after the older draws, so that the seeds' KGs and patterns stay those of the injective cases
+    walks = bool(rng.random() < 0.35)
+    if walks and rng.random() < 0.6:
+        reuse = True  # homomorphism, as SPARQL reads the pattern
+    answer = int(rng.integers(0, p)) if rng.random() < 0.7 else None
+    directed = bool(rng.random() < 0.4)
+    problem = Problem(n_nodes, n_rel, triples, node_cands, edges, edge_cands, answer)
+    return problem, k, reuse, walks, directed
 
 
 def to_kgsvc(problem: Problem) -> tuple[GraphSnapshot, Pattern, Candidates]:
@@ -93,6 +100,7 @@ def to_kgsvc(problem: Problem) -> tuple[GraphSnapshot, Pattern, Candidates]:
             PatternEdge(a, b, f"e{j}", c is not None)
             for j, ((a, b), c) in enumerate(zip(problem.edges, problem.edge_cands, strict=True))
         ),
+        problem.answer,
     )
     candidates = Candidates(
         nodes={v: candidate_set(list(c), list(c.values())) for v, c in enumerate(problem.node_cands) if c is not None},
@@ -110,10 +118,11 @@ def test_optimised_equals_oracle_and_bound_is_admissible(chunk: int) -> None:
     for case in range(CASES_PER_CHUNK):
         seed = chunk * CASES_PER_CHUNK + case
         rng = np.random.default_rng(seed)
-        problem, k, reuse = random_problem(rng)
+        problem, k, reuse, walks, directed = random_problem(rng)
         snapshot, pattern, candidates = to_kgsvc(problem)
-        matches = all_matches(problem, allow_node_reuse=reuse)
-        expected = as_tuples(top_k(problem, k, allow_node_reuse=reuse, matches=matches))
+        flags: dict[str, Any] = {"allow_node_reuse": reuse, "allow_triple_reuse": walks, "directed": directed}
+        matches = all_matches(problem, **flags)
+        expected = as_tuples(top_k(problem, k, **flags, matches=matches))
 
         order = matching_order(pattern, candidates)
         root, edge_order = oracle_order(problem)
@@ -129,7 +138,7 @@ def test_optimised_equals_oracle_and_bound_is_admissible(chunk: int) -> None:
             pattern,
             candidates,
             k=k,
-            allow_node_reuse=reuse,
+            **flags,
             hook=hook,
             root_lookahead_min=seed % 2,  # the root re-ranking through step 0's lookahead, on half of the cases
         )
@@ -142,13 +151,13 @@ def test_optimised_equals_oracle_and_bound_is_admissible(chunk: int) -> None:
         )
         path = paths[seed % 3]
         for result in (
-            _search(snapshot, pattern, candidates, k=k, allow_node_reuse=reuse),
-            _search(snapshot, pattern, candidates, k=k, allow_node_reuse=reuse, **path),
-            _search(snapshot, pattern, candidates, k=k, allow_node_reuse=reuse, prune=False),
+            _search(snapshot, pattern, candidates, k=k, **flags),
+            _search(snapshot, pattern, candidates, k=k, **flags, **path),
+            _search(snapshot, pattern, candidates, k=k, **flags, prune=False),
             hooked,
         ):
             got = [(round(m.gsd * SCALE), m.node_map, m.edge_ids) for m in result.matches]
-            assert got == expected, f"seed {seed}: k={k} reuse={reuse}\n{problem}"
+            assert got == expected, f"seed {seed}: k={k} {flags}\n{problem}"
             assert result.complete
             for m in result.matches:
                 assert m.triples == tuple(problem.triples[e] for e in m.edge_ids)
@@ -174,14 +183,15 @@ def test_optimised_equals_oracle_and_bound_is_admissible(chunk: int) -> None:
 
 def test_generator_covers_every_feature() -> None:
     """The 1200 seeds above really contain what the property claims (STYLE (c)): trees and cycles, self-loops,
-    parallel pattern and KG edges, unknown nodes and relations, every k, with and without node reuse."""
+    parallel pattern and KG edges, unknown nodes and relations, every k, with and without node reuse, triple reuse
+    (walks), both (homomorphism), and walks whose best match really uses one triple twice."""
     seen: dict[str, int] = {}
 
     def count(name: str, present: bool) -> None:
         seen[name] = seen.get(name, 0) + int(present)
 
     for seed in range(CASES_PER_CHUNK * CHUNKS):
-        problem, k, reuse = random_problem(np.random.default_rng(seed))
+        problem, k, reuse, walks, directed = random_problem(np.random.default_rng(seed))
         pairs = [frozenset(e) for e in problem.edges]
         kg_pairs = [frozenset((h, t)) for h, _, t in problem.triples]
         count("tree", len(problem.edges) == len(problem.node_cands) - 1)
@@ -194,8 +204,32 @@ def test_generator_covers_every_feature() -> None:
         count("unknown relation", any(c is None for c in problem.edge_cands))
         count("reuse", reuse)
         count("no reuse", not reuse)
+        count("walks", walks)
+        count("homomorphism", walks and reuse)
+        count("no walks", not walks)
+        count("directed", directed)
+        count("directed walks", directed and walks)
+        count("undirected", not directed)
+        if walks:
+            best = top_k(problem, k, allow_node_reuse=reuse, allow_triple_reuse=True)
+            count("a triple reused in the top k", any(len(set(m.edge_ids)) < len(m.edge_ids) for m in best))
         count(f"k={k}", True)
     for name in ("tree", "cycle", "pattern self-loop", "parallel pattern edges", "parallel KG edges", "KG self-loop"):
         assert seen.get(name, 0) >= 50, (name, seen)
-    for name in ("unknown node", "unknown relation", "reuse", "no reuse", "k=1", "k=2", "k=3", "k=10"):
+    for name in ("homomorphism", "a triple reused in the top k", "directed walks"):
+        assert seen.get(name, 0) >= 50, (name, seen)
+    for name in (
+        "unknown node",
+        "unknown relation",
+        "reuse",
+        "no reuse",
+        "walks",
+        "no walks",
+        "directed",
+        "undirected",
+        "k=1",
+        "k=2",
+        "k=3",
+        "k=10",
+    ):
         assert seen.get(name, 0) >= 150, (name, seen)

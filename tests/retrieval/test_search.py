@@ -307,8 +307,8 @@ import json
 from kgsvc.retrieval import top_k_subgraphs
 from tests.retrieval.test_search import _determinism_cases
 out = []
-for s, p, c, k, reuse in _determinism_cases():
-    r = top_k_subgraphs(s, p, c, k=k, allow_node_reuse=reuse)
+for s, p, c, k, reuse, walks, directed in _determinism_cases():
+    r = top_k_subgraphs(s, p, c, k=k, allow_node_reuse=reuse, allow_triple_reuse=walks, directed=directed)
     out.append([[m.gsd, list(m.node_map), list(m.edge_ids)] for m in r.matches])
 print(json.dumps(out))
 """
@@ -318,8 +318,11 @@ def test_item_14_tie_determinism_across_processes() -> None:
     """§8 item 14: identical input gives an identical ordered output across runs and processes (another hash
     seed), on tie-heavy random cases."""
     here = [
-        [[m.gsd, list(m.node_map), list(m.edge_ids)] for m in top_k_subgraphs(s, p, c, k=k, allow_node_reuse=r).matches]
-        for s, p, c, k, r in _determinism_cases()
+        [
+            [m.gsd, list(m.node_map), list(m.edge_ids)]
+            for m in top_k_subgraphs(s, p, c, k=k, allow_node_reuse=r, allow_triple_reuse=w, directed=d).matches
+        ]
+        for s, p, c, k, r, w, d in _determinism_cases()
     ]
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     command = [sys.executable, "-c", _DETERMINISM_SCRIPT]
@@ -328,13 +331,13 @@ def test_item_14_tie_determinism_across_processes() -> None:
     assert sum(len(r) for r in here) > 40
 
 
-def _determinism_cases() -> list[tuple[GraphSnapshot, Pattern, Candidates, int, bool]]:
+def _determinism_cases() -> list[tuple[GraphSnapshot, Pattern, Candidates, int, bool, bool, bool]]:
     from tests.retrieval.test_oracle_equivalence import random_problem
 
     out = []
     for seed in range(40):
-        problem, k, reuse = random_problem(np.random.default_rng(seed))
-        out.append((*to_kgsvc(problem), k, reuse))
+        problem, k, reuse, walks, directed = random_problem(np.random.default_rng(seed))
+        out.append((*to_kgsvc(problem), k, reuse, walks, directed))
     return out
 
 
