@@ -25,7 +25,19 @@ def load(
     dataset: Annotated[str, typer.Option("--dataset", "-n", help="Dataset name (created if new).")],
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format, if not clear from the name.")] = None,
     base: Annotated[
-        str | None, typer.Option("--base", help="Base IRI (relative IRIs; minted triple-file IRIs).")
+        str | None,
+        typer.Option(
+            "--base",
+            help="Base IRI of relative IRIs and of minted triple-file IRIs (default: https://kgsvc.local/DATASET/).",
+        ),
+    ] = None,
+    name_predicate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--name-predicate",
+            help="IRI of a predicate whose literals name the nodes (repeatable; preferred to rdfs:label and the "
+            "names discovered in the data). Kept for the dataset.",
+        ),
     ] = None,
     data_dir: DataDir = None,
 ) -> None:
@@ -49,6 +61,7 @@ def load(
             dataset=dataset,
             format=format,
             base_iri=base,
+            name_predicates=name_predicate or None,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     rate = result.triples_added / result.seconds if result.seconds else 0.0

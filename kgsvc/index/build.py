@@ -27,6 +27,11 @@ is kept (queries that opened it finish on it) and every older version is marked 
 server collections) deleted. Idempotent: when the newest complete version
 already covers the requested ``store_version``, nothing is built.
 
+Only texts of at most :data:`kgsvc.index.names.EMBED_MAX_CHARS` characters are embedded (names, aliases, short
+literals); a longer one (a description) gets the zero vector (:func:`kgsvc.index.names.encode_bounded`). The
+dataset's configured name predicates (``DatasetInfo.name_predicates``, else ``Settings.name_predicates``) choose
+its labels (:mod:`kgsvc.index.names`).
+
 Incremental: a build embeds only the label texts the previous complete version did not have (same model); the
 other rows are copied from that version's ``*_vectors.npy``. Embedding dominates the cost of a build, so a small
 change (a few new entities) costs the label pass, the snapshot and the vector inserts, not a re-embedding; the
@@ -55,6 +60,7 @@ from kgsvc.errors import IndexError_, StoreError
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import searched_exactly
 from kgsvc.index.labels import DEFAULT_LANGUAGES, LABEL_PREDICATES, LabelTables, extract_labels
+from kgsvc.index.names import encode_bounded
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
@@ -218,9 +224,10 @@ def build_index(
         version = catalog.begin_index_version(dataset, store_version=info.store_version)
         folder = catalog.index_path(dataset, version)
         previous = catalog.index_path(dataset, current.version) if current is not None else None
+        names = tuple(info.name_predicates or settings.name_predicates)
         try:
             counts, metrics = _build(
-                store, settings, info.graph, dataset, version, folder, embedder, languages, previous
+                store, settings, info.graph, dataset, version, folder, embedder, languages, previous, names
             )
         except BaseException as exc:
             catalog.finish_index_version(dataset, version, error=f"{type(exc).__name__}: {exc}")
@@ -263,6 +270,7 @@ def _build(
     embedder: Embedder | None,
     languages: tuple[str, ...],
     previous: Path | None,
+    name_predicates: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted build with this number
     folder.mkdir(parents=True)
@@ -270,7 +278,7 @@ def _build(
     stages = _Stages()
     started = time.perf_counter()
     with stages.stage("labels"):
-        tables = extract_labels(store, graph, languages=languages)
+        tables = extract_labels(store, graph, languages=languages, name_predicates=name_predicates)
         _write_tables(folder, tables)
     with stages.stage("embedding"):
         node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS)
@@ -330,7 +338,7 @@ def _embed(
     """
     old_texts, old_vectors = _previous_vectors(embedder, previous, collection)
     if not old_texts:
-        return embedder.encode(texts), 0
+        return encode_bounded(embedder.encode, texts, dimension=embedder.dimension), 0
     row_of = {text: i for i, text in enumerate(old_texts)}
     hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
     new = [i for i, t in enumerate(texts) if t not in row_of]
@@ -339,7 +347,7 @@ def _embed(
         at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
         vectors[at] = old_vectors[rows]
     if new:
-        vectors[new] = embedder.encode([texts[i] for i in new])
+        vectors[new] = encode_bounded(embedder.encode, [texts[i] for i in new], dimension=embedder.dimension)
     return vectors, len(hits)
 
 

@@ -27,7 +27,7 @@ from typing import IO, cast
 
 from kgsvc.errors import IngestError
 from kgsvc.ingest.triples import TRIPLE_FORMATS, triples_to_ntriples
-from kgsvc.store import RdfFormat, Store, format_from_name, parse_quads, read_path
+from kgsvc.store import NamedNode, RdfFormat, Store, format_from_name, parse_quads, read_path
 
 __all__ = ["LoadReport", "ProgressCallback", "detect_format", "load_file"]
 
@@ -144,7 +144,9 @@ def load_file(
     fmt
         Format name, extension or media type; ``None`` to take it from the file name.
     base_iri
-        Base for relative IRIs in RDF files.
+        Base for relative IRIs in RDF files; ``None``: ``entity_base``, the base kgsvc mints the dataset's IRIs
+        under (``https://kgsvc.local/{dataset}/`` unless the dataset has its own), so a file of relative IRIs
+        (``<Christopher_A._Sims>``) loads as ``<https://kgsvc.local/nobel/Christopher_A._Sims>``.
     entity_base
         Base of the IRIs minted for plain triple files (``…/entity/…``, ``…/relation/…``).
     bulk_threshold
@@ -157,6 +159,7 @@ def load_file(
         column. The dataset graph is unchanged.
     """
     file = str(path)
+    base_iri = _checked_base(entity_base if base_iri is None else base_iri, file=file)
     if not path.is_file():
         raise IngestError("no such file", file=file)
     detected = detect_format(path, fmt)
@@ -200,6 +203,17 @@ def load_file(
     after = store.count(graph)
     name = detected if isinstance(detected, str) else detected.name
     return LoadReport(after - before, after, bytes_read, time.perf_counter() - started, bulk, name)
+
+
+def _checked_base(base: str, *, file: str) -> str:
+    """``base`` if it is an absolute IRI (as pyoxigraph's ``NamedNode`` reads it), else an ``IngestError``."""
+    try:
+        iri = NamedNode(base).value
+    except ValueError:
+        iri = ""
+    if ":" not in iri:
+        raise IngestError(f"the base IRI {base!r} is not an absolute IRI (e.g. https://example.org/data/)", file=file)
+    return iri
 
 
 def _check_xml(path: Path, *, file: str) -> None:
