@@ -403,7 +403,7 @@ class EntityLinker:
             types = [t for t in types if not any(t.start < w.end and w.start < t.end for w in words)]
             blocked = [LinkedSpan(t.text, t.start, t.end, "type", 0.0, ()) for t in types]
             spans = _prefer_longer(spans, [w for w in words if not any(_overlaps(w, b) for b in blocked)])
-            spans = _merge(spans, self._typos(folded, question, [*spans, *blocked], capitalised=True))
+            spans = _prefer_longer(spans, self._typos(folded, question, blocked, capitalised=True))
         blocked = [*spans, *(LinkedSpan(t.text, t.start, t.end, "type", 0.0, ()) for t in types)]
         if any(s.score >= 0.5 for s in spans):
             return LinkResult(spans, types)
