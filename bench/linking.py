@@ -65,9 +65,7 @@ def main() -> None:
                 total += 1
                 start = row["question"].find(mention["text"])
                 end = start + len(mention["text"])
-                top = [
-                    qa.graph.node_terms[s.nodes[0][0]] for s in spans if s.nodes and s.start < end and start < s.end
-                ]
+                top = [qa.graph.node_terms[s.nodes[0][0]] for s in spans if s.nodes and s.start < end and start < s.end]
                 ok = f"<{mention['iri']}>" in top
                 right += ok
                 if not ok:
