@@ -227,6 +227,7 @@ class LabelIndex:
     degree: Sequence[int] | None = None
     _by_length: list[tuple[int, str]] = field(default_factory=list)
     _by_word: dict[str, list[str]] = field(default_factory=dict)
+    _near: dict[tuple[int, float], list[str]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -301,12 +302,19 @@ class LabelIndex:
         """Label keys whose content words equal ``phrase``'s but for at most one word each way (module
         docstring), with the number of shared words, best first."""
         words = {w for w in phrase.split() if w not in STOPWORDS}
-        if len(words) < 2:
+        numbers = [w for w in words if _NUMBER.match(w)]
+        if len(words) < 2 or (not numbers and len(words) < 3):
             return []
+        # a match shares every number, and all but at most one of the phrase's words: so it holds a number, or
+        # one of the two rarest words; only those posting lists are read
+        if numbers:
+            pool = numbers[:1]
+        else:
+            pool = sorted(words, key=lambda w: len(self._by_word.get(w, ())))[:2]
+        candidates = {key for word in pool for key in self._by_word.get(word, ())}
         seen: dict[str, int] = {}
-        for word in words:
-            for key in self._by_word.get(word, ()):
-                seen[key] = seen.get(key, 0) + 1
+        for key in candidates:
+            seen[key] = len(words & set(key.split()))
         found = []
         for key, shared in seen.items():
             if shared < 2:
@@ -314,8 +322,8 @@ class LabelIndex:
             label_words = {w for w in key.split() if w not in STOPWORDS}
             if len(label_words - words) > 1 or len(words - label_words) > 1:
                 continue
-            numbers = {w for w in words | label_words if _NUMBER.match(w)}
-            if (numbers and not numbers <= (words & label_words)) or (not numbers and shared < 3):
+            every = {w for w in words | label_words if _NUMBER.match(w)}
+            if (every and not every <= (words & label_words)) or (not every and shared < 3):
                 continue
             found.append((key, shared))
         found.sort(key=lambda kv: (-kv[1], kv[0]))
@@ -323,12 +331,16 @@ class LabelIndex:
 
     def keys_near_length(self, length: int, slack: float = 0.3) -> list[str]:
         """Keys whose length is within ``slack`` (relative) of ``length``."""
+        cached = self._near.get((length, slack))
+        if cached is not None:
+            return cached
         lo, hi = int(length * (1 - slack)), int(length * (1 + slack)) + 1
         import bisect
 
         a = bisect.bisect_left(self._by_length, (lo, ""))
         b = bisect.bisect_right(self._by_length, (hi, "\uffff"))
-        return [k for _, k in self._by_length[a:b]]
+        found = self._near[(length, slack)] = [k for _, k in self._by_length[a:b]]
+        return found
 
 
 @dataclass
@@ -403,7 +415,8 @@ class EntityLinker:
             types = [t for t in types if not any(t.start < w.end and w.start < t.end for w in words)]
             blocked = [LinkedSpan(t.text, t.start, t.end, "type", 0.0, ()) for t in types]
             spans = _prefer_longer(spans, [w for w in words if not any(_overlaps(w, b) for b in blocked)])
-            spans = _prefer_longer(spans, self._typos(folded, question, blocked, capitalised=True))
+            typos = self._typos(folded, question, blocked, capitalised=True, covered=spans)
+            spans = _prefer_longer(spans, typos)
         blocked = [*spans, *(LinkedSpan(t.text, t.start, t.end, "type", 0.0, ()) for t in types)]
         if any(s.score >= 0.5 for s in spans):
             return LinkResult(spans, types)
@@ -495,12 +508,22 @@ class EntityLinker:
                 chosen.append(span)
         return sorted(chosen, key=lambda s: s.start)
 
-    def _typos(self, folded: str, question: str, taken: Sequence[LinkedSpan], *, capitalised: bool) -> list[LinkedSpan]:
+    def _typos(
+        self,
+        folded: str,
+        question: str,
+        taken: Sequence[LinkedSpan],
+        *,
+        capitalised: bool,
+        covered: Sequence[LinkedSpan] = (),
+    ) -> list[LinkedSpan]:
         """N-grams one edit (Levenshtein) away from exactly one key; only capitalised ones when ``capitalised``."""
         hits: list[LinkedSpan] = []
         for start, end in self._ngrams(folded, taken):
-            if capitalised and not question[start].isupper():
+            if capitalised and not (question[start].isupper() and _last_word_capitalised(question[start:end])):
                 continue
+            if any(s.start <= start and end <= s.end for s in covered):
+                continue  # inside a linked span: it could never replace it
             phrase = " ".join(folded[start:end].split())
             if len(phrase) < 5:
                 continue
@@ -583,6 +606,11 @@ def _non_overlapping(spans: list[LinkedSpan]) -> list[LinkedSpan]:
         if all(span.end <= c.start or c.end <= span.start for c in chosen):
             chosen.append(span)
     return sorted(chosen, key=lambda s: s.start)
+
+
+def _last_word_capitalised(text: str) -> bool:
+    words = text.split()
+    return bool(words) and words[-1][:1].isupper()
 
 
 def _overlaps(a: LinkedSpan, b: LinkedSpan) -> bool:
