@@ -27,8 +27,9 @@ is kept (queries that opened it finish on it) and every older version is marked 
 server collections) deleted. Idempotent: when the newest complete version
 already covers the requested ``store_version``, nothing is built.
 
-Only texts of at most :data:`kgsvc.index.names.EMBED_MAX_CHARS` characters are embedded (names, aliases, short
-literals); a longer one (a description) gets the zero vector (:func:`kgsvc.index.names.encode_bounded`). The
+Only names of nodes and relations (up to :data:`kgsvc.index.names.EMBED_MAX_CHARS` characters) and short literals
+(up to :data:`~kgsvc.index.names.LITERAL_EMBED_MAX_CHARS`) are embedded; any other text (a description) gets the
+zero vector (:func:`kgsvc.index.names.encode_bounded`). The
 dataset's configured name predicates (``DatasetInfo.name_predicates``, else ``Settings.name_predicates``) choose
 its labels (:mod:`kgsvc.index.names`).
 
@@ -60,7 +61,7 @@ from kgsvc.errors import IndexError_, StoreError
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import searched_exactly
 from kgsvc.index.labels import DEFAULT_LANGUAGES, LABEL_PREDICATES, LabelTables, extract_labels
-from kgsvc.index.names import encode_bounded
+from kgsvc.index.names import embedded, encode_bounded
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
@@ -281,13 +282,17 @@ def _build(
         tables = extract_labels(store, graph, languages=languages, name_predicates=name_predicates)
         _write_tables(folder, tables)
     with stages.stage("embedding"):
-        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS)
-        relation_vectors, relation_reused = _embed(embedder, tables.relation_texts, previous, RELATION_LABELS)
+        names = {label for term, label in zip(tables.node_terms, tables.node_labels, strict=True) if term[0] != '"'}
+        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS, names)
+        relation_vectors, relation_reused = _embed(
+            embedder, tables.relation_texts, previous, RELATION_LABELS, set(tables.relation_texts)
+        )
         np.save(folder / embeddings_file(NODE_LABELS), node_vectors, allow_pickle=False)
         np.save(folder / embeddings_file(RELATION_LABELS), relation_vectors, allow_pickle=False)
     reused = node_reused + relation_reused
     stages.metrics["reused_texts"] = reused
     stages.metrics["embedded_texts"] = len(tables.node_texts) + len(tables.relation_texts) - reused
+    stages.metrics["unembedded_texts"] = sum(1 for text in tables.node_texts if not embedded(text, names))
     with stages.stage("vectors"):
         if settings.qdrant_url:
             backend: dict[str, Any] = {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"}
@@ -329,7 +334,7 @@ def _build(
 
 
 def _embed(
-    embedder: Embedder, texts: list[str], previous: Path | None, collection: str
+    embedder: Embedder, texts: list[str], previous: Path | None, collection: str, names: set[str]
 ) -> tuple[npt.NDArray[np.float32], int]:
     """Embeddings of ``texts``, reusing the rows of the previous version's embeddings of ``collection`` for the
     texts it had (when it was built with the same model); returns them and how many rows were reused.
@@ -338,7 +343,7 @@ def _embed(
     """
     old_texts, old_vectors = _previous_vectors(embedder, previous, collection)
     if not old_texts:
-        return encode_bounded(embedder.encode, texts, dimension=embedder.dimension), 0
+        return encode_bounded(embedder.encode, texts, dimension=embedder.dimension, names=names), 0
     row_of = {text: i for i, text in enumerate(old_texts)}
     hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
     new = [i for i, t in enumerate(texts) if t not in row_of]
@@ -347,7 +352,9 @@ def _embed(
         at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
         vectors[at] = old_vectors[rows]
     if new:
-        vectors[new] = encode_bounded(embedder.encode, [texts[i] for i in new], dimension=embedder.dimension)
+        vectors[new] = encode_bounded(
+            embedder.encode, [texts[i] for i in new], dimension=embedder.dimension, names=names
+        )
     return vectors, len(hits)
 
 

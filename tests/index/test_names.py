@@ -20,12 +20,12 @@ import kgsvc
 from kgsvc.errors import DatasetError, IngestError
 from kgsvc.index.build import build_index
 from kgsvc.index.embed import Embedder
-from kgsvc.index.names import EMBED_MAX_CHARS, iri_name
+from kgsvc.index.names import EMBED_MAX_CHARS, LITERAL_EMBED_MAX_CHARS, iri_name
 from kgsvc.settings import Settings
 
 EX = "http://example.org/"
 CALLED = f"{EX}called"
-DESCRIPTION = "An English rock band formed in Liverpool in 1960, " * 4  # 200 characters: a description, not a name
+DESCRIPTION = "An English rock band formed in Liverpool in 1960, " * 2  # 100 characters: a description, not a name
 MUSIC = f"""
 @prefix ex: <{EX}> .
 @prefix : <{EX}music#> .
@@ -101,6 +101,9 @@ def test_the_embedding_stage_never_sees_a_long_text(music: tuple[kgsvc.KG, _Reco
     kg, recording = music
     assert recording.seen and "Paul McCartney" in recording.seen
     assert max(len(text) for text in recording.seen) <= EMBED_MAX_CHARS
+    names = set(_labels(kg, "music").values())
+    assert all(len(text) <= LITERAL_EMBED_MAX_CHARS or text in names for text in recording.seen)
+    assert DESCRIPTION not in recording.seen
     version = kg.catalog.current_index_version("music")
     assert version is not None
     folder = kg.catalog.index_path("music", version.version)
