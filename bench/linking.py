@@ -17,9 +17,11 @@ import json
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 __all__ = ["main"]
 
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 _UNTERMINATED = b"geoFeatures20040307.owl#>;\n\n<Christopher_A._Sims>"
 QUESTIONS = Path(__file__).resolve().parents[1] / "kgsvc" / "eval" / "questions" / "nobel.jsonl"
 
@@ -30,6 +32,9 @@ def main() -> None:
     parser.add_argument("--base", default=None)
     parser.add_argument("--no-recall", action="store_true", help="only time the index build")
     parser.add_argument("--reuse", action="store_true", help="reuse the folder's KG and index (no build)")
+    parser.add_argument(
+        "--ask", action="store_true", help="also ask every question: class nodes linked as entities, top answers"
+    )
     args = parser.parse_args()
 
     import kgsvc
@@ -72,6 +77,31 @@ def main() -> None:
                     got = [(s.text, s.method, qa.graph.node_terms[s.nodes[0][0]]) for s in spans if s.nodes]
                     print(f"MISS {row['id']} {mention['text']!r} -> {got}")
         print(f"linking recall@1: {right}/{total} = {100 * right / total:.1f} %")
+        if args.ask:
+            _ask(qa)
+
+
+def _ask(qa: Any) -> None:
+    """Ask every question (no exemplars): grounded answers whose linked mention is a class node (an rdf:type
+    object), and lookups whose top answer is one of the recorded answer terms."""
+    import numpy as np
+
+    graph = qa.graph
+    types = [j for j, term in enumerate(graph.relation_terms) if term == f"<{RDF_TYPE}>"]
+    tails, relations = np.asarray(graph.snapshot.triple_tails), np.asarray(graph.snapshot.triple_relations)
+    classes = set(tails[np.isin(relations, types)].tolist())
+    on_class = gold = lookups = 0
+    for line in QUESTIONS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        answer = qa.ask(row["question"])
+        on_class += answer.grounded and any(m.candidates and m.candidates[0].node in classes for m in answer.mentions)
+        if row["answer_terms"]:
+            lookups += 1
+            if answer.answers:
+                top = answer.answers[0].value
+                gold += any(t.strip("<>") == top or t.startswith(f'"{top}"') for t in row["answer_terms"])
+    print(f"grounded answers resting on a class node linked as an entity: {on_class}")
+    print(f"questions with answer terms whose top answer is one of them: {gold}/{lookups}")
 
 
 if __name__ == "__main__":
