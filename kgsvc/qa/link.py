@@ -37,6 +37,7 @@ Entry points: :meth:`LabelIndex.build` once per dataset, then :meth:`EntityLinke
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -227,7 +228,8 @@ class LabelIndex:
     degree: Sequence[int] | None = None
     _by_length: list[tuple[int, str]] = field(default_factory=list)
     _by_word: dict[str, list[str]] = field(default_factory=dict)
-    _near: dict[tuple[int, float], list[str]] = field(default_factory=dict)
+    _keys_by_length: list[str] = field(default_factory=list)
+    _lengths: list[int] = field(default_factory=list)
 
     @classmethod
     def build(
@@ -272,6 +274,8 @@ class LabelIndex:
         index.automaton = automaton
         index.keys = sorted(index.nodes_of_key.keys() | index.alias_nodes.keys())
         index._by_length = sorted((len(k), k) for k in index.keys)
+        index._keys_by_length = [k for _, k in index._by_length]
+        index._lengths = [n for n, _ in index._by_length]
         for key in index.nodes_of_key:
             words = {w for w in key.split() if w not in STOPWORDS}
             if len(words) >= 2:
@@ -330,17 +334,10 @@ class LabelIndex:
         return found
 
     def keys_near_length(self, length: int, slack: float = 0.3) -> list[str]:
-        """Keys whose length is within ``slack`` (relative) of ``length``."""
-        cached = self._near.get((length, slack))
-        if cached is not None:
-            return cached
+        """Keys whose length is within ``slack`` (relative) of ``length`` (a slice of the keys sorted by length:
+        O(log keys + result))."""
         lo, hi = int(length * (1 - slack)), int(length * (1 + slack)) + 1
-        import bisect
-
-        a = bisect.bisect_left(self._by_length, (lo, ""))
-        b = bisect.bisect_right(self._by_length, (hi, "\uffff"))
-        found = self._near[(length, slack)] = [k for _, k in self._by_length[a:b]]
-        return found
+        return self._keys_by_length[bisect.bisect_left(self._lengths, lo) : bisect.bisect_right(self._lengths, hi)]
 
 
 @dataclass
