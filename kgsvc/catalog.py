@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from kgsvc.db import Dataset, IndexVersion, Job, JobState, utcnow
 from kgsvc.errors import DatasetError, IndexError_
+from kgsvc.liveness import process_owner
 from kgsvc.queries import load_query
 from kgsvc.schemas import DatasetInfo, DatasetStats, IndexVersionInfo, JobInfo
 from kgsvc.store import NamedNode, Store, check_dataset_name, dataset_graph
@@ -211,6 +212,7 @@ class Catalog:
                     store_version=store_version,
                     state="building",
                     path=str(self.index_path(name, version)),
+                    owner=process_owner(),  # startup recovery fails the row if this process dies (kgsvc.recovery)
                 )
             )
         return version
@@ -302,6 +304,8 @@ class Catalog:
                 if key == "counts":
                     value = {**job.counts, **value}
                 setattr(job, key, value)
+            if fields.get("state") == JobState.RUNNING:
+                job.owner = process_owner()  # startup recovery fails the job if this process dies (kgsvc.recovery)
 
     def job(self, job_id: str) -> JobInfo:
         with self.sessions() as session:

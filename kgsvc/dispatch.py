@@ -8,13 +8,18 @@ dispatcher sends tasks by name.
 
 from __future__ import annotations
 
+import atexit
 import logging
+import queue
 import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Protocol
+
+from kgsvc import interrupt
+from kgsvc.errors import Interrupted
 
 __all__ = ["CeleryDispatcher", "Dispatcher", "InProcessDispatcher"]
 
@@ -33,38 +38,82 @@ class Dispatcher(Protocol):
         no-op for Celery)."""
         ...
 
-    def close(self) -> None: ...
+    def stop(self, timeout: float | None = None) -> bool:
+        """Drop the queued jobs and ask the running ones to stop (:mod:`kgsvc.interrupt`); wait up to ``timeout``
+        seconds for them and return whether they stopped (in-process only; Celery workers stop themselves: True).
+        """
+        ...
+
+    def close(self, *, wait: bool = True) -> None:
+        """Release the dispatcher; ``wait=False``: do not wait for a job that did not stop."""
+        ...
 
 
 class InProcessDispatcher:
     """Runs jobs on one background thread, in submission order (so changes to a dataset are serialised).
 
+    The thread is a daemon, so a job that ignores :meth:`stop` (stuck in code with no stop check, such as loading a
+    model) does not keep the process alive once :meth:`close` gave up on it; the next open of the data dir
+    recovers what it left (:mod:`kgsvc.recovery`). Unless :meth:`stop` was called, the queued jobs still run to
+    the end when the interpreter exits without :meth:`close` (an ``atexit`` hook waits for them).
+
     Parameters
     ----------
     registry
         Job name → function taking the keyword arguments.
+    stop_event
+        Set by :meth:`stop`; the running job sees it through :func:`kgsvc.interrupt.check`.
     """
 
-    def __init__(self, registry: dict[str, Callable[..., Any]]) -> None:
+    def __init__(self, registry: dict[str, Callable[..., Any]], *, stop_event: threading.Event | None = None) -> None:
         self._registry = registry
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgsvc-job")
+        self._stop = stop_event or threading.Event()
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
         self._futures: list[Future[Any]] = []
         self._lock = threading.Lock()
+        atexit.register(self._finish_at_exit)
+
+    def _finish_at_exit(self) -> None:
+        if not self._stop.is_set():
+            self.wait()
+
+    def _work(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, run = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(run())
+            except BaseException as exc:  # kept on the future; wait() reads it
+                future.set_exception(exc)
 
     def submit(self, name: str, /, **kwargs: Any) -> str:
         function = self._registry[name]
         task_id = str(uuid.uuid4())
 
         def run() -> Any:
+            if self._stop.is_set():
+                log.info("job %s %s not started: stopping", name, kwargs)
+                return None
             try:
-                return function(**kwargs)
+                with interrupt.bound(self._stop):
+                    return function(**kwargs)
+            except Interrupted as exc:
+                log.info("job %s %s interrupted: %s", name, kwargs, exc)
+                raise
             except Exception:
                 log.exception("job %s %s failed", name, kwargs)
                 raise
 
+        future: Future[Any] = Future()
         with self._lock:
             self._futures = [f for f in self._futures if not f.done()]
-            self._futures.append(self._pool.submit(run))
+            self._futures.append(future)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="kgsvc-job", daemon=True)
+                self._thread.start()
+            self._queue.put((future, run))
         return task_id
 
     def wait(self, timeout: float | None = None) -> None:
@@ -79,8 +128,29 @@ class InProcessDispatcher:
             for future in pending:  # errors were logged and are on the job rows
                 future.exception(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=False)
+    def stop(self, timeout: float | None = None) -> bool:
+        """Drop the queued jobs and ask the running one to stop; return whether it stopped within ``timeout``."""
+        self._stop.set()
+        with self._lock:
+            running = [f for f in self._futures if not f.cancel() and not f.done()]
+        try:
+            for future in running:
+                future.exception(timeout=timeout)
+        except TimeoutError:
+            log.warning("a job is still running %s s after it was asked to stop", timeout)
+            return False
+        return True
+
+    def close(self, *, wait: bool = True) -> None:
+        """End the job thread after the queued jobs; ``wait=False``: do not wait for it (a job that ignored
+        :meth:`stop`)."""
+        atexit.unregister(self._finish_at_exit)
+        with self._lock:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            self._queue.put(None)
+            if wait:
+                thread.join()
 
 
 class CeleryDispatcher:
@@ -97,5 +167,8 @@ class CeleryDispatcher:
     def wait(self, timeout: float | None = None) -> None:
         return None
 
-    def close(self) -> None:
+    def stop(self, timeout: float | None = None) -> bool:
+        return True
+
+    def close(self, *, wait: bool = True) -> None:
         self._app.close()

@@ -9,7 +9,8 @@ KgsvcError
 ├── IndexError_             an index is missing or could not be built
 ├── LinkError / PatternError  the question path could not ground the question
 ├── MatchError              a pattern cannot be matched (for example it is disconnected or all-unknown)
-└── LLMError                a model failed or returned unusable output (keeps the raw text)
+├── LLMError                a model failed or returned unusable output (keeps the raw text)
+└── Interrupted             kgsvc was asked to stop (SIGTERM, KG.stop) while the work was running
 ```
 
 Only the API layer turns these into HTTP status codes.
@@ -21,6 +22,7 @@ __all__ = [
     "DatasetError",
     "IndexError_",
     "IngestError",
+    "Interrupted",
     "KgsvcError",
     "LLMError",
     "LinkError",
@@ -118,3 +120,7 @@ class LLMError(KgsvcError):
     def __init__(self, message: str, *, raw: str | None = None) -> None:
         super().__init__(message)
         self.raw = raw
+
+
+class Interrupted(KgsvcError):
+    """The work was stopped because kgsvc is shutting down (:mod:`kgsvc.interrupt`); it is safe to run it again."""

@@ -79,6 +79,11 @@ class Settings(BaseSettings):
     )
     query_timeout_s: float = Field(default=30.0, gt=0)
     max_result_rows: int = Field(default=100_000, gt=0)
+    max_upload_bytes: int = Field(
+        default=1 << 30,
+        gt=0,
+        description="Most bytes a Graph Store request body may hold, after gzip decompression (413 beyond).",
+    )
     bulk_threshold_bytes: int = Field(
         default=8 * 1024 * 1024, ge=0, description="Files larger than this are streamed with the bulk loader."
     )

@@ -87,6 +87,7 @@ def create_app(kg: KG | None = None, settings: Settings | None = None) -> KgsvcA
                 await executor.close()
         finally:
             if kg is None:
+                await run_in_threadpool(handle.stop)  # an index build in progress stops at its next step (SIGTERM)
                 handle.close()
 
     app = KgsvcApp(

@@ -13,7 +13,7 @@
 | LLMError                                   | 502    |
 | StoreError, other KgsvcError               | 500    |
 | :class:`NotAcceptable`                     | 406    |
-| :class:`ApiError`                          | its own (400, 401, 403, 404, 415) |
+| :class:`ApiError`                          | its own (400, 401, 403, 404, 413, 415) |
 
 Every error body is JSON: ``{"error": <exception class>, "message": …, "status": …}`` plus ``kind``,
 ``dataset`` or ``file``/``line``/``column``/``reason`` where the exception has them; :class:`kgsvc.sdk.client.Client`

@@ -249,18 +249,31 @@ class ProcessExecutor(Executor):
             if self._snapshot is not None and self._snapshot[0] == self._generation:
                 return self._snapshot[1]
             generation = self._generation
-            self._counter += 1
-            path = self.snapshot_dir / f"snapshot-{self._counter}"
             started = time.perf_counter()
-            self._making = path
-            try:
-                await asyncio.get_running_loop().run_in_executor(None, self.store.snapshot, path)
-            finally:
-                self._making = None
+            path = await self._take_snapshot()
             log.debug("store snapshot %s taken in %.3f s", path.name, time.perf_counter() - started)
             self._snapshot = (generation, path)
             self._collect()
             return path
+
+    async def _take_snapshot(self, attempts: int = 3) -> Path:
+        """A new snapshot folder; retried when RocksDB's checkpoint fails, as it can when a file it is linking is
+        deleted by a compaction that finished meanwhile (``IO error: No such file or directory``)."""
+        for attempt in range(1, attempts + 1):
+            self._counter += 1
+            path = self.snapshot_dir / f"snapshot-{self._counter}"
+            self._making = path
+            try:
+                await asyncio.get_running_loop().run_in_executor(None, self.store.snapshot, path)
+                return path
+            except StoreError:
+                shutil.rmtree(path, ignore_errors=True)
+                if attempt == attempts:
+                    raise
+                log.warning("store snapshot %s failed (attempt %d of %d); retrying", path.name, attempt, attempts)
+            finally:
+                self._making = None
+        raise AssertionError("unreachable")
 
     def _collect(self) -> None:
         """Remove snapshots that are neither current nor open in a worker."""

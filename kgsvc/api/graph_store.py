@@ -5,18 +5,23 @@ any other ``?graph=`` is not part of the dataset (404), and ``?default`` with ``
 
 * ``GET`` — the graph, in the negotiated RDF format (Turtle by default); 404 for an unknown dataset.
 * ``PUT`` — replace the graph with the body, atomically (:meth:`KG.load` with ``replace=True``);
-  201 when it created the dataset, else 204.
+  201 when it created the dataset, else 204. An empty body is the empty graph (the dataset is emptied).
 * ``POST`` — add the body to the graph (:meth:`KG.load`); 201 when it created the dataset, else 204.
 * ``DELETE`` — remove the graph's triples (the dataset stays; ``DELETE /datasets/NAME`` removes it); 204.
 
 Bodies are parsed by the same all-or-nothing loader as files, in the format of their ``Content-Type`` (415 if
 not RDF); a malformed body is a 400 naming the line and column, and changes nothing. Writes need the token.
+A body sent with ``Content-Encoding: gzip`` (or ``x-gzip``) is decompressed as it streams in. A body, decompressed,
+may hold at most ``Settings.max_upload_bytes`` (``KGSVC_MAX_UPLOAD_BYTES``, 1 GiB; 413 beyond it, so a small
+"zip bomb" cannot fill the disk); any other coding than ``gzip`` or ``identity`` is a 415.
 """
 
 from __future__ import annotations
 
 import tempfile
+import zlib
 from pathlib import Path
+from typing import IO
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -88,12 +93,15 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
             "(text/turtle, application/n-triples, application/rdf+xml, application/ld+json, application/trig, …)",
             error="UnsupportedMediaType",
         )
+    gzipped = _gzipped(request.headers.get("content-encoding"))
     created = not await run_in_threadpool(state.kg.catalog.exists, name)
     with tempfile.TemporaryDirectory(prefix="kgsvc-gsp-") as folder:
         path = Path(folder) / f"body.{_FORMAT_NAMES.get(fmt, 'ttl')}"
         with path.open("wb") as sink:
-            async for chunk in request.stream():
-                sink.write(chunk)
+            await _write_body(request, sink, gzipped=gzipped, limit=state.settings.max_upload_bytes)
+        if path.stat().st_size == 0:  # the empty graph: PUT empties the dataset, POST adds nothing (GSP §5.3, §5.5)
+            await run_in_threadpool(_write_nothing, state, name, replace=replace)
+            return Response(status_code=201 if created else 204)
         try:
             await run_in_threadpool(
                 lambda: state.kg.load(path, dataset=name, format=_FORMAT_NAMES.get(fmt), replace=replace)
@@ -105,3 +113,76 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
         finally:
             state.changed()
     return Response(status_code=201 if created else 204)
+
+
+def _write_nothing(state: ApiState, name: str, *, replace: bool) -> None:
+    try:
+        state.kg.catalog.create(name, exist_ok=True)
+        if replace:
+            state.kg.update(f"CLEAR SILENT GRAPH <{dataset_graph(name).value}>")
+    finally:
+        state.changed()
+
+
+def _gzipped(header: str | None) -> bool:
+    """Whether a ``Content-Encoding`` header asks for gzip; ``None`` / ``identity``: no. Raises a 415 otherwise."""
+    codings = [c.strip().lower() for c in (header or "").split(",") if c.strip()]
+    codings = [c for c in codings if c != "identity"]
+    if not codings:
+        return False
+    if codings in (["gzip"], ["x-gzip"]):
+        return True
+    raise ApiError(
+        415,
+        f"unsupported Content-Encoding {header!r}: expected gzip or identity",
+        error="UnsupportedMediaType",
+    )
+
+
+async def _write_body(request: Request, sink: IO[bytes], *, gzipped: bool, limit: int) -> None:
+    """Write the body into ``sink`` as it arrives, decompressing it when ``gzipped``; at most ``limit`` bytes.
+
+    Raises
+    ------
+    ApiError
+        400 for a body that is not gzip or is truncated, 413 when it holds (decompressed) more than ``limit`` bytes.
+    """
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS) if gzipped else None
+    written = 0
+
+    def put(data: bytes) -> None:
+        nonlocal written
+        written += len(data)
+        if written > limit:
+            what = "the gzip body decompresses to" if gzipped else "the body holds"
+            raise ApiError(413, f"{what} more than {limit:,} bytes (KGSVC_MAX_UPLOAD_BYTES)", error="PayloadTooLarge")
+        sink.write(data)
+
+    def inflate(data: bytes) -> None:
+        nonlocal inflater
+        assert inflater is not None
+        step = 1 << 20  # bounded output per call: a tiny chunk that inflates hugely is stopped at the limit
+        while True:
+            if inflater.eof:
+                if not inflater.unused_data and not data:
+                    return
+                data, inflater = inflater.unused_data + data, zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+                continue  # the next member of a multi-member gzip file (as pigz writes)
+            out = inflater.decompress(data, step)
+            put(out)
+            data = inflater.unconsumed_tail
+            if not data and len(out) < step and not inflater.eof:
+                return  # this input is used up and nothing is held back
+
+    try:
+        async for chunk in request.stream():
+            if inflater is None:
+                put(chunk)
+            else:
+                inflate(chunk)
+        if inflater is not None:
+            inflate(b"")
+        if inflater is not None and not inflater.eof:
+            raise ApiError(400, "the gzip body is truncated (Content-Encoding: gzip)", error="BadRequest")
+    except zlib.error as exc:
+        raise ApiError(400, f"the body is not valid gzip (Content-Encoding: gzip): {exc}", error="BadRequest") from exc

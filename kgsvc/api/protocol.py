@@ -34,11 +34,12 @@ from kgsvc.api import lookup
 from kgsvc.api.errors import ApiError
 from kgsvc.api.negotiation import NotAcceptable, negotiate
 from kgsvc.api.results import QueryJob
+from kgsvc.api.scope import check_query_scope, check_update_scope
 from kgsvc.api.service_description import service_description
 from kgsvc.api.sparql_text import find_keyword, has_dataset_clause, query_form, rewrite_update
 from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import QueryError
-from kgsvc.store import NamedNode
+from kgsvc.store import NamedNode, check_update_syntax
 
 __all__ = ["answer_query", "dataset_sparql", "endpoint", "sparql"]
 
@@ -168,6 +169,8 @@ async def answer_query(
     else:
         fmt = negotiate(accept, "graph" if form in ("construct", "describe") else "results", format_name)
     default_graph, named_graphs = _iris(params, "default-graph-uri"), _iris(params, "named-graph-uri")
+    if graph is not None and (default_graph or named_graphs or (not is_lookup and has_dataset_clause(query))):
+        check_query_scope(query, [*default_graph, *named_graphs], graph)
     union = False
     if default_graph or named_graphs:
         dataset: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (tuple(default_graph), tuple(named_graphs))
@@ -200,9 +203,13 @@ async def _update(
     if _one(params, "default-graph-uri") is not None or _one(params, "named-graph-uri") is not None:
         raise ApiError(400, "default-graph-uri / named-graph-uri apply to queries; updates take using-graph-uri")
     _refuse_remote(state, update, ("LOAD", "SERVICE"))
+    if graph is not None and not state.settings.allow_remote_sparql:
+        check_update_syntax(update)  # before the rewrite: its errors and positions are the client's text's
     text = rewrite_update(
         update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")
     )
+    if graph is not None:
+        check_update_scope(text, graph)
     try:
         changed = await run_in_threadpool(state.kg.update, text)
     finally:

@@ -21,54 +21,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from kgsvc.errors import QueryError
+from kgsvc.store.sparql_lexer import PROLOGUE as _PROLOGUE
+from kgsvc.store.sparql_lexer import TOKEN as _TOKEN
+from kgsvc.store.sparql_lexer import Token as _Token
+from kgsvc.store.sparql_lexer import block_end as _block_end
+from kgsvc.store.sparql_lexer import split_operations as _split_operations
+from kgsvc.store.sparql_lexer import tokens as _tokens
+from kgsvc.store.sparql_lexer import word_at as _word_at
 
 __all__ = ["find_keyword", "has_dataset_clause", "query_form", "rewrite_update"]
 
-_TOKEN = re.compile(
-    r"""
-      (?P<ws>\s+)
-    | (?P<escape>\\.)
-    | (?P<comment>\#[^\r\n]*)
-    | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-                 |'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*")
-    | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-    | (?P<var>[?$][A-Za-z0-9_]+)
-    | (?P<pname>(?:[A-Za-z](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_\-])?)?:(?P<local>[A-Za-z0-9_:][A-Za-z0-9_:\-]*)?)
-    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<punct>.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
 _UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _FORMS = {"SELECT": "select", "ASK": "ask", "CONSTRUCT": "construct", "DESCRIBE": "describe"}
-_PROLOGUE = {"PREFIX", "BASE", "VERSION"}
-
-
-@dataclass(frozen=True)
-class _Token:
-    kind: str
-    start: int
-    end: int
-    text: str
-
-    @property
-    def upper(self) -> str:
-        return self.text.upper()
-
-
-def _tokens(text: str) -> list[_Token]:
-    """Tokens of ``text`` without white space and comments."""
-    out = []
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind in ("ws", "comment"):
-            continue
-        out.append(_Token(kind or "punct", match.start(), match.end(), match.group()))
-    return out
 
 
 @lru_cache(maxsize=2048)
@@ -148,38 +115,6 @@ def _find_keyword(text: str, keyword: str) -> int | None:
     return None
 
 
-def _split_operations(tokens: list[_Token]) -> list[list[_Token]]:
-    operations: list[list[_Token]] = [[]]
-    depth = 0
-    for token in tokens:
-        if token.kind == "punct" and token.text == "{":
-            depth += 1
-        elif token.kind == "punct" and token.text == "}":
-            depth -= 1
-        if depth == 0 and token.kind == "punct" and token.text == ";":
-            operations.append([])
-        else:
-            operations[-1].append(token)
-    return [op for op in operations if op]
-
-
-def _block_end(op: list[_Token], start: int) -> int:
-    """Index in ``op`` of the ``}`` closing the ``{`` at or after ``start``."""
-    depth = 0
-    for i in range(start, len(op)):
-        if op[i].kind == "punct" and op[i].text == "{":
-            depth += 1
-        elif op[i].kind == "punct" and op[i].text == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    raise QueryError("unbalanced braces in the update", kind="syntax")
-
-
-def _word_at(op: list[_Token], i: int) -> str:
-    return op[i].upper if i < len(op) and op[i].kind == "word" else ""
-
-
 def rewrite_update(
     update: str,
     *,
@@ -192,8 +127,9 @@ def rewrite_update(
     With ``graph``, every operation that addresses the default graph addresses ``<graph>`` instead:
     ``INSERT DATA {X}`` becomes ``WITH <graph> INSERT {X} WHERE {}``, ``DELETE DATA`` and ``DELETE WHERE``
     likewise, ``DELETE/INSERT … WHERE`` gets ``WITH <graph>`` (unless it has its own ``WITH``), and ``DEFAULT`` in
-    ``CLEAR``, ``DROP``, ``ADD``, ``MOVE``, ``COPY`` becomes ``GRAPH <graph>``. ``CLEAR``/``DROP`` ``ALL`` or
-    ``NAMED`` are refused: they would reach other datasets.
+    ``CLEAR``, ``DROP``, ``ADD``, ``MOVE``, ``COPY`` becomes ``GRAPH <graph>`` (``CLEAR``/``DROP DEFAULT`` also get
+    ``SILENT``: the dataset's graph always exists). ``CLEAR``/``DROP`` ``ALL`` or ``NAMED`` are refused: they would
+    reach other datasets.
 
     ``using`` / ``using_named`` (the protocol's ``using-graph-uri`` / ``using-named-graph-uri``) are added to every
     ``DELETE/INSERT … WHERE``; an operation with its own ``USING`` or ``WITH`` is an error (SPARQL 1.1 Protocol §2.2.3).
@@ -249,6 +185,9 @@ def rewrite_update(
             for token in op[i:]:
                 if token.kind == "word" and token.upper == "DEFAULT":
                     edits.append((token.start, token.end, target))
+            if keyword in ("CLEAR", "DROP") and _word_at(op, i + 1) == "DEFAULT":
+                # the dataset's graph is its default graph, which always exists: clearing it cannot fail
+                edits.append((op[i].end, op[i].end, " SILENT"))
             if keyword == "LOAD" and "INTO" not in words:
                 edits.append((op[-1].end, op[-1].end, f" INTO {target}"))
         else:

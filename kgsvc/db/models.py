@@ -77,6 +77,8 @@ class Job(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: The process that set it running, ``host/boot id/pid/start time`` (:func:`kgsvc.recovery.process_owner`).
+    owner: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
     dataset: Mapped[Dataset | None] = relationship(back_populates="jobs")
 
@@ -108,5 +110,7 @@ class IndexVersion(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     completed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: The process building it (:func:`kgsvc.recovery.process_owner`).
+    owner: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
     dataset: Mapped[Dataset] = relationship(back_populates="index_versions")

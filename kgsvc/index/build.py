@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kgsvc import faults, interrupt
 from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_, StoreError
 from kgsvc.index.embed import Embedder
@@ -241,6 +242,7 @@ def build_index(
                     version=version,
                 ) from exc
             raise
+        faults.kill_point("index-before-publish")
         catalog.finish_index_version(dataset, version, counts=counts, metrics=metrics)
         # the version this one replaces stays (a query that opened it finishes on it); older ones go
         for old in catalog.remove_index_versions(dataset, below=current.version if current else version):
@@ -255,6 +257,7 @@ class _Stages:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        interrupt.check(f"the index build ({name} stage)")  # KG.stop: the version fails, its folder is deleted
         start = time.perf_counter()
         yield
         self.metrics[f"{name}_s"] = round(time.perf_counter() - start, 3)
@@ -281,6 +284,7 @@ def _build(
     with stages.stage("labels"):
         tables = extract_labels(store, graph, languages=languages, name_predicates=name_predicates)
         _write_tables(folder, tables)
+    faults.kill_point("index-mid-build")
     with stages.stage("embedding"):
         names = {label for term, label in zip(tables.node_terms, tables.node_labels, strict=True) if term[0] != '"'}
         node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS, names)

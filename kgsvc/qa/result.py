@@ -56,6 +56,7 @@ class AnswerTerm(Term):
     gsd: float
     support: int = 1
     inferred: bool = False  # every evidence subgraph binding it rests on an inferred (predicted) edge
+    ranked_by: Term | None = None  # ordering and comparison: the literal value it was ranked or compared by
 
 
 class LinkCandidate(_Model):
@@ -99,6 +100,11 @@ class PatternGraph(_Model):
     source: Literal["llm", "candidate", "baseline"]
     sparql: str
     score: float | None = None
+    kind: str = "lookup"  # lookup, count, ask, ordering or comparison (kgsvc.qa.kinds)
+    order_by: str | None = None  # ordering and comparison: the label of the literal relation compared
+    descending: bool | None = None  # ordering: greatest value first
+    limit: int | None = None  # ordering: how many of the best are asked for
+    operator: str | None = None  # comparison: the FILTER operator between the two values (<, >, =)
 
 
 class EvidenceTriple(_Model):
@@ -153,6 +159,15 @@ class Answer(_Model):
         The pattern as one read-only SELECT over the dataset graph (all answers of the pattern).
     timings : dict of str to float
         Seconds per stage (``link``, ``pattern``, ``match``, ``answer``) and ``total``.
+    kind : str
+        What the question asks for (:mod:`kgsvc.qa.kinds`): ``lookup`` (``answers`` are the bindings), ``count``
+        (``answers`` holds the number, ``items`` the counted answers), ``ask`` and ``comparison`` (``truth`` is the
+        graph's yes or no, ``items`` the compared values), ``ordering`` (``answers`` the best, ``items`` every ranked
+        item with the value it was ranked by), or ``unsupported`` (not answered).
+    truth : bool or None
+        The yes/no of an ``ask`` or yes/no ``comparison``: what the graph holds, not what is true of the world.
+    items : list of AnswerTerm
+        The counted, compared or ranked answers behind ``answers`` (see ``kind``).
     strategy : str
         The strategy that produced the answer (``grounded``, ``pattern``, ``baseline``), with ``+fallback``
         when the requested strategy failed and the grounded one answered.
@@ -172,15 +187,24 @@ class Answer(_Model):
     reason: str | None = None
     failed_stage: Stage | None = None
     complete: bool = True
+    kind: str = "lookup"
+    truth: bool | None = None
+    items: list[AnswerTerm] = Field(default_factory=list)
 
     def render(self) -> str:
         """A plain-text rendering for the CLI: answer, pattern, evidence with distances, SPARQL, timings."""
         lines = [f"A: {self.text}"]
+        if self.kind != "lookup":
+            lines.append(f"   kind: {self.kind}")
         if not self.grounded:
             lines.append(f"   (no grounded answer; stage: {self.failed_stage}; strategy: {self.strategy})")
         if self.answers:
             shown = ", ".join(f"{a.label} <{a.value}>" if a.kind == "uri" else repr(a.label) for a in self.answers[:10])
             lines.append(f"   answers: {shown}")
+        if self.items:
+            shown = ", ".join(a.label + (f" ({a.ranked_by.label})" if a.ranked_by else "") for a in self.items[:20])
+            more = f" and {len(self.items) - 20} more" if len(self.items) > 20 else ""
+            lines.append(f"   items: {shown}{more}")
         if self.pattern is not None:
             triples = "; ".join(f"({t.head}, {t.relation}, {t.tail})" for t in self.pattern.triples)
             lines.append(f"   pattern [{self.pattern.source}, answer {self.pattern.answer}]: {triples}")

@@ -10,18 +10,18 @@ True
 from __future__ import annotations
 
 import functools
-import re
+import logging
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kgsvc import jobs
+from kgsvc import faults, interrupt, jobs, recovery
 from kgsvc.catalog import Catalog, DatasetChanged
 from kgsvc.db import open_database
 from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
-from kgsvc.errors import DatasetError, IndexError_, LinkError
+from kgsvc.errors import DatasetError, IndexError_, Interrupted, LinkError
 from kgsvc.gnn import artifacts
 from kgsvc.index.build import GNN_FOLDER, build_index, remove_dataset_indexes
 from kgsvc.index.dataset_index import DatasetIndex, open_index
@@ -31,11 +31,21 @@ from kgsvc.qa.result import Answer
 from kgsvc.qa.service import answerer_for
 from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, RdfTerm, SimilarNode, SparqlResult
 from kgsvc.settings import Settings
-from kgsvc.store import DATASET_GRAPH_PREFIX, RdfFormat, Store, format_from_name, open_store, to_result
+from kgsvc.store import (
+    DATASET_GRAPH_PREFIX,
+    EmbeddedStore,
+    RdfFormat,
+    Store,
+    dataset_of_graph,
+    format_from_name,
+    open_store,
+    to_result,
+)
+from kgsvc.store.graph_scope import update_scope
 
 __all__ = ["KG"]
 
-_GRAPH_MENTION = re.compile(re.escape(DATASET_GRAPH_PREFIX) + r"([A-Za-z0-9][A-Za-z0-9_.-]{0,63})>")
+log = logging.getLogger(__name__)
 
 
 class KG:
@@ -50,7 +60,11 @@ class KG:
         self.settings = settings
         self.store = store
         self.catalog = catalog
-        self.dispatcher: Dispatcher = dispatcher or InProcessDispatcher(self._job_registry())
+        self._stop = threading.Event()
+        self._abandoned = False
+        self.dispatcher: Dispatcher = dispatcher or InProcessDispatcher(self._job_registry(), stop_event=self._stop)
+        #: What startup recovery found and did when :meth:`open` opened the data dir (:mod:`kgsvc.recovery`).
+        self.recovery: recovery.RecoveryReport | None = None
         self._indexes: dict[str, DatasetIndex] = {}
         self._indexes_lock = threading.Lock()
 
@@ -66,7 +80,10 @@ class KG:
     def open(cls, data_dir: str | Path | None = None, *, settings: Settings | None = None) -> KG:
         """Open (creating if needed) the data dir: store, migrated metadata database, index folder.
 
-        ``data_dir`` overrides ``settings.data_dir``; settings default to the ``KGSVC_*`` environment.
+        ``data_dir`` overrides ``settings.data_dir``; settings default to the ``KGSVC_*`` environment. A data dir
+        left by a process that died is recovered first (:func:`kgsvc.recovery.recover`; the report is
+        :attr:`recovery`): counts follow the store, dead jobs and builds end failed, orphaned files are deleted, and
+        with ``auto_index`` the stale indexes get a build queued.
         """
         settings = settings or Settings()
         if data_dir is not None:
@@ -80,23 +97,73 @@ class KG:
         kg = cls(settings, store, catalog, dispatcher)
         if settings.auto_index:
             catalog.subscribe(kg._schedule_index)
+        faults.arm(store.path if isinstance(store, EmbeddedStore) else None)
+        try:
+            kg.recovery = recovery.recover(
+                catalog, settings, queue_build=kg._queue_build if settings.auto_index else None
+            )
+        except BaseException:  # release the store's LOCK; the marker stays, so the next open recovers again
+            kg.stop()
+            kg._release(keep_marker=True)
+            raise
         return kg
+
+    def _queue_build(self, dataset: str) -> None:
+        self.dispatcher.submit("kgsvc.build_index", dataset=dataset, store_version=None)
 
     def _schedule_index(self, event: DatasetChanged) -> None:
         """The auto-index listener: queue ``kgsvc.build_index`` for the changed dataset and its data version."""
         self.dispatcher.submit("kgsvc.build_index", dataset=event.dataset, store_version=event.store_version)
 
+    def stop(self, timeout: float | None = 5.0) -> bool:
+        """Stop the work in progress for a quick, clean :meth:`close` (``kgsvc serve`` and the CLI on SIGTERM).
+
+        Queued jobs are dropped, and the running job stops at its next safe point (:mod:`kgsvc.interrupt`: between
+        index build stages and embedding batches, between chunks of a load), failing the way a rejected input
+        fails. Waits up to ``timeout`` seconds for it and returns whether it stopped. A job that did not (stuck in
+        code with no stop check, such as loading a model) is abandoned: :meth:`close` then releases what it can
+        without waiting for it, and leaves the store to the process's exit (the OS releases its ``LOCK``) and the
+        data dir to the next :meth:`open`'s recovery. What is dropped is picked up by that open too: stale
+        indexes are rebuilt, never-started load jobs end failed.
+        """
+        self._stop.set()
+        stopped = self.dispatcher.stop(timeout)
+        self._abandoned = self._abandoned or not stopped
+        return stopped
+
     def close(self) -> None:
-        self.dispatcher.wait()
-        self.dispatcher.close()
+        """Wait for the jobs submitted in this process, then release everything (the store's ``LOCK`` too).
+
+        Interrupted while waiting (SIGTERM in the CLI), it stops the running job (:meth:`stop`), closes all the
+        same, and re-raises.
+        """
+        try:
+            if not self._abandoned:
+                self.dispatcher.wait()
+        except BaseException:
+            self.stop()
+            raise
+        finally:
+            self._release()
+
+    def _release(self, *, keep_marker: bool = False) -> None:
+        self.dispatcher.close(wait=not self._abandoned)
         self._drop_indexes()
+        if self._abandoned:  # the job may still use the store: no close, and the marker stays for recovery
+            log.warning("closing %s with a job that did not stop; the next open recovers", self.settings.data_dir)
+            self.catalog.sessions.kw["bind"].dispose()
+            return
         self.store.close()
         self.catalog.sessions.kw["bind"].dispose()
+        if not keep_marker:
+            recovery.close_marker(self.settings, self.store)
 
     def __enter__(self) -> KG:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        if exc_type is not None and issubclass(exc_type, Interrupted | KeyboardInterrupt):
+            self.stop()
         self.close()
 
     # -- data -------------------------------------------------------------------------------------------------
@@ -134,9 +201,21 @@ class KG:
         info = self.catalog.create(dataset, base_iri=base_iri, name_predicates=name_predicates, exist_ok=True)
         entity_base = info.base_iri or base_iri or f"https://kgsvc.local/{dataset}/"
         job = job_id or self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
-        target = f"urn:kgsvc:staging:{uuid.uuid4().hex}" if replace else info.graph
+        target = f"{recovery.STAGING_GRAPH_PREFIX}{uuid.uuid4().hex}" if replace else info.graph
         removed = 0
+
+        def checked(done: int, total: int | None) -> None:
+            interrupt.check(f"the load of {path.name} into {dataset!r}")  # KG.stop: fail like a rejected file
+            if progress is not None:
+                progress(done, total)
+
+        # the bulk path into an empty dataset is not one transaction: should this process die before the file is all
+        # in the store, startup recovery drops the graph again, as the loader does for a rejected file
+        rollback = not replace and info.triples == 0 and path.is_file()
+        rollback = rollback and path.stat().st_size > self.settings.bulk_threshold_bytes
         with self.catalog.running(job) as update:
+            if rollback:
+                update(counts={recovery.ROLLBACK_ON_CRASH: True})
             try:
                 report = load_file(
                     self.store,
@@ -146,8 +225,10 @@ class KG:
                     base_iri=base_iri,
                     entity_base=entity_base,
                     bulk_threshold=self.settings.bulk_threshold_bytes,
-                    progress=progress,
+                    progress=checked,
                 )
+                if rollback:  # all in the store: from here recovery keeps it and counts it
+                    update(counts={recovery.ROLLBACK_ON_CRASH: False})
                 if replace:
                     removed = self.store.count(info.graph)
                     self.store.update(
@@ -156,6 +237,7 @@ class KG:
             finally:
                 if replace:
                     self.store.drop(target)
+            faults.kill_point("load-stored")
             update(counts={"triples_added": report.triples_added, "bytes": report.bytes_read, "bulk": report.bulk})
         version = self.catalog.mark_changed(
             dataset,
@@ -258,26 +340,58 @@ class KG:
     def update(self, update: str) -> list[str]:
         """Run a SPARQL update (all or nothing); returns the datasets whose data changed.
 
-        Dataset graphs are named ``<urn:kgsvc:dataset:NAME>`` in the update text.
+        Dataset graphs are named ``<urn:kgsvc:dataset:NAME>`` in the update text. The datasets an update may
+        change are read from its text (:func:`kgsvc.store.graph_scope.update_scope`); when they cannot be read
+        (``DROP ALL``, ``GRAPH ?g`` in a template, …) every dataset counts. Each of them whose triple count moved,
+        or that an update deleting and inserting may have changed at the same count, gets a dataset-changed
+        event (and so an index build).
+
+        Raises
+        ------
+        DatasetError
+            The update names the graph of a dataset that does not exist: create the dataset first (``kgsvc load``,
+            ``POST /datasets``). Nothing is written.
         """
-        names = {m.group(1) for m in _GRAPH_MENTION.finditer(update)}
-        if DATASET_GRAPH_PREFIX in update and not names:
-            names = {d.name for d in self.catalog.list()}
-        known = [n for n in sorted(names) if self.catalog.exists(n)]
-        before = {n: self.store.count(self.catalog.get(n).graph) for n in known}
+        scope = update_scope(update)
+        unknown = sorted(
+            name for name in map(dataset_of_graph, scope.writes) if name is not None and not self.catalog.exists(name)
+        )
+        if unknown:
+            raise DatasetError(
+                f"unknown dataset {unknown[0]!r}: the update writes its graph <{DATASET_GRAPH_PREFIX}{unknown[0]}>, "
+                "but no dataset of that name exists; create it first (kgsvc load, or POST /datasets)",
+                dataset=unknown[0],
+            )
+        datasets = self.catalog.list()
+        if scope.every_write:
+            names = [d.name for d in datasets]
+        else:
+            names = [d.name for d in datasets if d.graph in scope.writes]
+        before = {n: self.store.count(self.catalog.get(n).graph) for n in names}
         self.store.update(update)
+        if scope.every_write:
+            self._drop_orphan_graphs()
         changed = []
-        for name in known:
+        for name in names:
             after = self.store.count(self.catalog.get(name).graph)
-            if after != before[name]:
+            if after != before[name] or scope.replaces:
                 self.catalog.mark_changed(
                     name,
                     cause="update",
                     triples_added=max(0, after - before[name]),
                     triples_removed=max(0, before[name] - after),
+                    triples=after,
                 )
                 changed.append(name)
         return changed
+
+    def _drop_orphan_graphs(self) -> None:
+        """Remove dataset graphs that an update with variable graphs wrote for datasets that do not exist."""
+        for graph in self.store.graphs():
+            name = dataset_of_graph(graph)
+            if name is not None and not self.catalog.exists(name):
+                log.warning("removing graph <%s>: an update wrote it, but dataset %r does not exist", graph, name)
+                self.store.drop(graph)
 
     def dump(self, dataset: str, *, format: str = "nt") -> bytes:
         """Serialise a dataset's triples (``nt``, ``ttl``, ``rdf``, ``jsonld``, …)."""

@@ -25,7 +25,7 @@ from kgsvc.errors import IngestError, QueryError, StoreError
 from kgsvc.store.base import QueryResult, Store
 from kgsvc.store.rdf import Quad, RdfFormat, iter_serialized, syntax_error
 
-__all__ = ["EmbeddedStore"]
+__all__ = ["EmbeddedStore", "check_update_syntax"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -236,6 +236,27 @@ class EmbeddedStore(Store):
 
 
 _PIPE_BUFFER = 1 << 20
+
+
+def check_update_syntax(sparql: str) -> None:
+    """Raise ``QueryError(kind="syntax")``, with pyoxigraph's own message and position, if ``sparql`` is not a valid
+    SPARQL update; touch no data.
+
+    pyoxigraph has no parse-only call for updates, so the update runs against a new, empty in-memory store
+    (~50 µs): a syntax error is raised there, any other error (a missing graph) is left for the real run. Callers
+    must refuse ``LOAD`` and ``SERVICE`` first, which would fetch URLs from there too.
+
+    >>> check_update_syntax("INSERT DATA { GRAPH ?g { <u:s> <u:p> 1 } }")
+    Traceback (most recent call last):
+    ...
+    kgsvc.errors.QueryError: error at 1:43: expected one of Variables are not allowed in INSERT DATA, [_]
+    """
+    try:
+        ox.Store().update(sparql)
+    except SyntaxError as exc:
+        raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+    except (ValueError, OSError, RuntimeError):
+        pass  # not a syntax error: the real run reports it
 
 
 def _widen(pipe: int) -> None:

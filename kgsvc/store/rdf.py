@@ -30,6 +30,7 @@ __all__ = [
     "QuerySolutions",
     "QueryTriples",
     "RdfFormat",
+    "UTF8_BOM",
     "Triple",
     "format_from_name",
     "parse_quads",
@@ -141,6 +142,7 @@ def syntax_error(exc: SyntaxError, *, file: str | None) -> IngestError:
         line = int(match.group(1))
         column = int(match.group(2) or match.group(3) or 0) or None
     reason = re.sub(r"^Parser error (at|between) .*?: ", "", message)
+    reason = re.sub(r" \(line \d+\)$", "", reason)  # the position is reported once, as FILE:LINE:COLUMN
     return IngestError(reason, file=file, line=line, column=column)
 
 
@@ -190,13 +192,28 @@ def _from_rdflib(term: object) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     raise IngestError(f"unsupported RDF term {term!r}")
 
 
+#: The UTF-8 byte order mark some editors write at the start of a text file.
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def read_path(path: Path) -> IO[bytes]:
-    """Open a file for parsing, transparently un-gzipping ``*.gz``."""
+    """Open a file for parsing, transparently un-gzipping ``*.gz`` and skipping a leading UTF-8 byte order mark.
+
+    pyoxigraph's parsers reject a BOM (``\\ufeff is not a valid subject``), and skipping it keeps every reported
+    line and column where an editor shows them.
+    """
     if path.suffix == ".gz":
         import gzip
 
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    return path.open("rb")
+        handle = cast(IO[bytes], gzip.open(path, "rb"))
+    else:
+        handle = path.open("rb")
+    try:
+        if handle.read(len(UTF8_BOM)) != UTF8_BOM:
+            handle.seek(0)
+    except (OSError, EOFError):
+        handle.seek(0)  # not gzip after all, or truncated: the reader reports it
+    return handle
 
 
 def iter_serialized(quads: Iterable[ox.Quad] | Iterable[ox.Triple], fmt: RdfFormat) -> bytes:

@@ -97,3 +97,20 @@ def test_wrong_content_type_and_graph_parameters(http: httpx.Client, scratch: st
     assert both.status_code == 400
     assert http.get(path, headers={"Accept": "text/csv"}).status_code == 406
     assert http.head(path).status_code == 200
+
+
+def test_an_empty_body_is_the_empty_graph(http: httpx.Client, server: Served, scratch: str) -> None:
+    """GSP §5.3/§5.5: PUT with an empty body empties the graph; POST with one adds nothing; a new name is created."""
+    ntriples = {**AUTH, "Content-Type": "application/n-triples"}
+    before = server.count(scratch)
+    assert before > 0
+    assert http.post(f"/datasets/{scratch}/store", content=b"", headers=ntriples).status_code == 204
+    assert server.count(scratch) == before
+    assert http.put(f"/datasets/{scratch}/store", content=b"", headers=ntriples).status_code == 204
+    assert server.count(scratch) == 0
+    fresh = f"{scratch}x"
+    try:
+        assert http.put(f"/datasets/{fresh}/store", content=b"", headers=ntriples).status_code == 201
+        assert server.kg.catalog.exists(fresh) and server.count(fresh) == 0
+    finally:
+        server.kg.drop(fresh)

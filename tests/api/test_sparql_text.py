@@ -109,7 +109,7 @@ def test_tokens_skip_comments_and_keep_positions() -> None:
         ("DELETE WHERE { ?s ?p 1 }", "WITH <urn:g> DELETE { ?s ?p 1 } WHERE { ?s ?p 1 }"),
         ("DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", "WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }"),
         ("WITH <urn:x> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", "WITH <urn:x> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }"),
-        ("CLEAR DEFAULT", "CLEAR GRAPH <urn:g>"),
+        ("CLEAR DEFAULT", "CLEAR SILENT GRAPH <urn:g>"),
         ("COPY DEFAULT TO <urn:b>", "COPY GRAPH <urn:g> TO <urn:b>"),
         (
             "PREFIX ex: <http://e/> INSERT DATA { ex:a ex:b 1 } ; CLEAR SILENT GRAPH <urn:x>",

@@ -116,3 +116,23 @@ def test_empty_question_is_refused(page: Page) -> None:
     open_tab(page, "ask")
     page.click("#ask")
     expect(page.locator("#ask-results .error")).to_have_text("Type a question first.")
+
+
+def test_kinds_are_shown(page: Page, web_server: Served, shots: Path) -> None:
+    """A count shows the number and the counted answers; a yes/no says it is the graph's answer (issue 17)."""
+    open_tab(page, "ask")
+    results = page.locator("#ask-results")
+    page.fill("#question", "How many films did Satoshi Kon direct?")
+    page.click("#ask")
+    expect(results.locator(".kind-count")).to_contain_text("count: 3", timeout=120_000)
+    expect(results.locator("ol.items li")).to_have_count(3)
+    expect(results.locator("section.evidence")).to_have_count(3)
+    page.screenshot(path=str(shots / "ask-count.png"), full_page=True)
+    page.fill("#question", "Did Hayao Miyazaki direct Paprika?")
+    page.click("#ask")
+    expect(results.locator(".kind-yesno.no")).to_contain_text("no such fact in the graph", timeout=120_000)
+    expect(results.locator(".kind-yesno")).to_contain_text("not the world's")
+    page.fill("#question", "Which film by Akira Kurosawa was released first?")
+    page.click("#ask")
+    expect(results.locator(".kind-order")).to_contain_text("ranked by release year, least first", timeout=120_000)
+    expect(results.locator("ol.items li").first).to_contain_text("Rashomon 1950")

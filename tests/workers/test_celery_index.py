@@ -16,6 +16,7 @@ from celery import Celery
 
 import kgsvc
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
+from kgsvc.recovery import VERSION_INTERRUPTED
 from tests.index.test_build import snapshot_triples, stored_triples
 from tests.workers.conftest import Worker, client_for, running_worker, wait_for
 
@@ -111,8 +112,9 @@ def test_worker_killed_mid_build_converges(client_kg: kgsvc.KG, worker: Worker, 
     client_kg.dispatcher.submit("kgsvc.build_index", dataset="clean")
     wait_for(lambda: _current(client_kg, "clean") > 0, timeout=300, what="the clean build", log=worker.log)
 
-    states = [v.state for v in client_kg.catalog.index_versions("killed")]
-    assert states == ["removed", "complete"]  # the killed version's row and files were cleared
+    versions = client_kg.catalog.index_versions("killed")
+    # the restarted worker's startup recovery failed the dead worker's version and deleted its files
+    assert [(v.state, v.error) for v in versions] == [("failed", VERSION_INTERRUPTED), ("complete", None)]
     killed, clean = client_kg.index("killed"), client_kg.index("clean")
     assert sorted(p.name for p in killed.path.parent.iterdir()) == [killed.path.name]
     for kind, name in (("node", NODE_LABELS), ("relation", RELATION_LABELS)):

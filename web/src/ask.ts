@@ -27,13 +27,60 @@ export interface Answer {
   text: string;
   answers: (Term & { gsd: number; support: number })[];
   evidence: Evidence[];
-  pattern: { triples: { head: string; relation: string; tail: string }[]; answer: string; source: string } | null;
+  pattern: {
+    triples: { head: string; relation: string; tail: string }[];
+    answer: string;
+    source: string;
+    kind?: string;
+    order_by?: string | null;
+    descending?: boolean | null;
+    limit?: number | null;
+    operator?: string | null;
+  } | null;
   sparql: string | null;
   strategy: string;
   timings: Record<string, number>;
   reason: string | null;
   failed_stage: string | null;
   complete: boolean;
+  kind?: string;
+  truth?: boolean | null;
+  items?: (Term & { gsd: number; support: number; ranked_by?: Term | null })[];
+}
+
+/** Evidence subgraphs drawn as graphs; the others of a count or an ordering are listed as triples. */
+const DRAWN = 20;
+
+/** What a question of a kind beyond lookups asks, and the values behind its answer (kgsvc.qa.kinds). */
+function kindParts(answer: Answer): HTMLElement[] {
+  const kind = answer.kind ?? "lookup";
+  if (kind === "lookup" || !answer.grounded) return [];
+  const items = answer.items ?? [];
+  const p = answer.pattern;
+  const parts: HTMLElement[] = [];
+  if (kind === "count") {
+    parts.push(h("p", { class: "kind kind-count" }, `count: ${answer.answers[0]?.label ?? "?"} (COUNT of the answers below, each with its evidence)`));
+  } else if (kind === "ask" || (kind === "comparison" && answer.truth !== null && answer.truth !== undefined)) {
+    const verdict = answer.truth ? "yes" : "no";
+    const how = answer.truth ? "the evidence below holds it" : "no such fact in the graph";
+    parts.push(h("p", { class: `kind kind-yesno ${verdict}` }, `yes/no: ${verdict}: ${how} (the graph's answer, not the world's)`));
+  } else {
+    const order = p?.order_by ? `ranked by ${p.order_by}, ${p.descending ? "greatest" : "least"} first${p.limit ? `, best ${p.limit}` : ""}` : "";
+    parts.push(h("p", { class: "kind kind-order" }, `${kind}${order ? `: ${order}` : ""}`));
+  }
+  if (items.length) {
+    const label = kind === "count" ? "Counted" : kind === "ordering" ? "Ranked" : "Compared";
+    parts.push(
+      h(
+        "ol",
+        { class: "items", "aria-label": label },
+        ...items.map((a) =>
+          h("li", { title: a.value }, a.label, a.ranked_by ? h("span", { class: "value" }, ` ${a.ranked_by.label}`) : ""),
+        ),
+      ),
+    );
+  }
+  return parts;
 }
 
 type OpenInEditor = (sparql: string) => void;
@@ -59,6 +106,7 @@ export function renderAnswer(target: HTMLElement, answer: Answer, open: OpenInEd
       answer.text,
     ),
   );
+  parts.push(...kindParts(answer));
   if (!answer.grounded && answer.failed_stage) {
     parts.push(h("p", { class: "muted" }, `failed at stage ${answer.failed_stage}${answer.reason ? `: ${answer.reason}` : ""}`));
   }
@@ -91,7 +139,8 @@ export function renderAnswer(target: HTMLElement, answer: Answer, open: OpenInEd
   }
   if (answer.sparql) parts.push(sparqlBlock(answer.sparql, open, "Open pattern query in editor"));
   const drawn: HTMLElement[] = [];
-  for (const ev of answer.evidence) {
+  const listed = answer.evidence.slice(DRAWN);
+  for (const ev of answer.evidence.slice(0, DRAWN)) {
     const canvas = h("div", { class: "evidence-graph" });
     drawn.push(canvas);
     const nodes = h(
@@ -118,8 +167,22 @@ export function renderAnswer(target: HTMLElement, answer: Answer, open: OpenInEd
       ),
     );
   }
+  if (listed.length) {
+    parts.push(
+      h(
+        "section",
+        { class: "evidence-more" },
+        h("h3", {}, `${listed.length} more evidence subgraphs`),
+        h(
+          "ul",
+          {},
+          ...listed.map((ev) => h("li", {}, ev.triples.map((t) => `(${t.head.label}, ${t.relation.label}, ${t.tail.label})`).join("; "))),
+        ),
+      ),
+    );
+  }
   target.replaceChildren(...parts);
-  answer.evidence.forEach((ev, i) => drawEvidence(drawn[i], ev.triples, ev.answer));
+  answer.evidence.slice(0, DRAWN).forEach((ev, i) => drawEvidence(drawn[i], ev.triples, ev.answer));
 }
 
 export async function ask(target: HTMLElement, question: string, dataset: string, open: OpenInEditor): Promise<void> {

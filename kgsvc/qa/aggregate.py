@@ -1,0 +1,362 @@
+"""Values of literals, the attribute a comparison is about, and the SPARQL of each question kind.
+
+A count, an ordering or a comparison (:mod:`kgsvc.qa.kinds`) is computed in Python from the matched evidence and
+rendered as one SPARQL query that computes the same value on the store: ``COUNT(DISTINCT ?answer)``, ``ASK``,
+``ORDER BY … LIMIT`` and ``FILTER``.
+
+**Values** (:func:`value_kind`, :func:`sort_key`). Each attribute relation gets one value kind, the most common
+among its literals: ``date`` (an ISO ``YYYY-MM-DD`` prefix: ``xsd:date``, ``xsd:dateTime`` and odd datatypes such as
+``xsd:dateTimes`` alike), ``year`` (``xsd:gYear`` or a plain or integer four-digit year) or ``number`` (any other
+numeric lexical form). Literals are compared by that kind's parsed value, never by their text, and the SPARQL
+casts the same way, so both sides drop the same values:
+
+=========  ===================================================  ====================================
+kind       Python key                                           SPARQL key
+=========  ===================================================  ====================================
+date       ``date.fromisoformat(lex[:10])`` (time ignored)      ``xsd:date(SUBSTR(STR(?v), 1, 10))``
+year       ``int(lex)``                                         ``xsd:integer(STR(?v))``
+number     ``float(lex)``                                       ``xsd:double(STR(?v))``
+=========  ===================================================  ====================================
+
+**Fallback**: a literal whose lexical form does not parse as its relation's kind (``"1900-00-00"`` for a date,
+``"c. 1850"``) has no key: it is left out of the ordering or comparison on both sides (the SPARQL's ``BIND`` of a
+failed cast leaves the key unbound, and ``FILTER(BOUND(?key))`` drops the row). A date compared with a year
+("born before 1900") compares the date's year: ``int(lex[:4])`` and ``xsd:integer(SUBSTR(STR(?v), 1, 4))``.
+
+**Attribute** (:func:`comparable_relations`, :func:`pick_attribute`): the relations that lead from the compared
+items to literals with a key, scored by the cosine of their label to the question's words and the cue's hint
+(MiniLM, DESIGN §7) plus the share of items that have a value.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.qa.kinds import Cue
+
+__all__ = [
+    "TWO_STEP_PENALTY",
+    "Attribute",
+    "ValueKind",
+    "comparable_paths",
+    "comparable_relations",
+    "compare",
+    "constant_key",
+    "count_sparql",
+    "ask_sparql",
+    "greater_wins",
+    "literal_parts",
+    "order_sparql",
+    "pick_attribute",
+    "sort_key",
+    "value_kind",
+]
+
+ValueKind = Literal["date", "year", "number"]
+Key = float
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+_NUMERIC_TYPES = {
+    XSD + t
+    for t in (
+        "integer decimal double float int long short byte nonNegativeInteger positiveInteger "
+        "negativeInteger nonPositiveInteger unsignedInt unsignedLong unsignedShort unsignedByte"
+    ).split()
+}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_YEAR = re.compile(r"^\d{4}$")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_LITERAL = re.compile(r'^"(?P<lex>(?:[^"\\]|\\.)*)"(?:@[A-Za-z0-9-]+|\^\^<(?P<dt>[^>]*)>)?$')
+_KEY_SPARQL = {
+    "date": "<http://www.w3.org/2001/XMLSchema#date>(SUBSTR(STR({v}), 1, 10))",
+    "year": "<http://www.w3.org/2001/XMLSchema#integer>(STR({v}))",
+    "number": "<http://www.w3.org/2001/XMLSchema#double>(STR({v}))",
+}
+#: Taken off a two-step attribute's score: the items' own value wins a tie.
+TWO_STEP_PENALTY = 0.1
+_YEAR_OF_DATE = "<http://www.w3.org/2001/XMLSchema#integer>(SUBSTR(STR({v}), 1, 4))"
+
+
+def literal_parts(term: str) -> tuple[str, str | None] | None:
+    """``(lexical form, datatype IRI)`` of an N-Triples literal text, or ``None`` for an IRI or blank node.
+
+    >>> literal_parts('"2003"^^<http://www.w3.org/2001/XMLSchema#gYear>')
+    ('2003', 'http://www.w3.org/2001/XMLSchema#gYear')
+    """
+    m = _LITERAL.match(term)
+    if m is None:
+        return None
+    return m.group("lex"), m.group("dt")
+
+
+def value_kind(lex: str, datatype: str | None) -> ValueKind | None:
+    """The kind one literal suggests (module docstring), or ``None`` when it is not a date, year or number.
+
+    >>> value_kind("1942-10-21", "http://www.w3.org/2001/XMLSchema#dateTimes"), value_kind("2011", None)
+    ('date', 'year')
+    """
+    if _DATE.match(lex):
+        return "date"
+    if datatype == XSD + "gYear" or (_YEAR.match(lex) and datatype not in _NUMERIC_TYPES):
+        return "year"
+    if _NUMBER.match(lex):
+        return "number"
+    return None
+
+
+def sort_key(lex: str, kind: ValueKind) -> Key | None:
+    """The comparable key of a literal of a relation of value kind ``kind``; ``None`` where the cast fails.
+
+    Dates become their proleptic Gregorian ordinal (a float, so every kind sorts the same way).
+
+    >>> sort_key("1942-10-21", "date") < sort_key("1943-01-01", "date")
+    True
+    >>> sort_key("1900-00-00", "date") is None
+    True
+    """
+    try:
+        if kind == "date":
+            return float(dt.date.fromisoformat(lex[:10]).toordinal()) if _DATE.match(lex) else None
+        if kind == "year":
+            return float(int(lex)) if re.fullmatch(r"[+-]?\d+", lex) else None
+        value = float(lex) if _NUMBER.match(lex) else None
+        return value if value is not None and math.isfinite(value) else None
+    except ValueError:
+        return None
+
+
+def constant_key(constant: str, kind: ValueKind) -> tuple[Key, bool] | None:
+    """The key of a question constant against a relation of kind ``kind``, and whether it compares years only.
+
+    A year constant (``"1900"``) against dates compares the dates' years; a date constant against dates, dates;
+    any number against years or numbers, numbers.
+    """
+    if kind == "date":
+        if _DATE.match(constant):
+            key = sort_key(constant, "date")
+            return None if key is None else (key, False)
+        if re.fullmatch(r"\d{1,4}", constant):
+            return float(int(constant)), True
+        return None
+    key = sort_key(constant, "number")
+    return None if key is None else (key, False)
+
+
+def greater_wins(cue: Cue, kind: ValueKind) -> bool:
+    """Whether ``cue`` prefers the greater value for values of ``kind`` ("oldest" on dates: no)."""
+    return cue.date_greater if kind in ("date", "year") else cue.number_greater
+
+
+def compare(left: Key, right: Key, greater: bool) -> bool:
+    """``left > right`` when ``greater`` else ``left < right``."""
+    return left > right if greater else left < right
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """A literal-valued relation of the compared items, its value kind, and each item's keyed values.
+
+    ``values[item]`` lists ``(literal node id, key)`` for the item's values that have a key (module docstring).
+    """
+
+    relation: int
+    kind: ValueKind
+    values: dict[int, list[tuple[int, Key]]]
+    score: float = 0.0
+    via: int | None = None  # a two-step attribute: item –via→ node –relation→ literal
+
+    def label(self, relation_labels: Sequence[str]) -> str:
+        """The attribute's text: its relation label, after the ``via`` relation's for a two-step one."""
+        own = relation_labels[self.relation]
+        return own if self.via is None else f"{relation_labels[self.via]} {own}"
+
+    def key_sparql(self, var: str, *, years: bool = False) -> str:
+        """The SPARQL expression of the key of ``var`` (``years``: the year of a date)."""
+        return (_YEAR_OF_DATE if years and self.kind == "date" else _KEY_SPARQL[self.kind]).format(v=var)
+
+    def key_of(self, node_term: str, *, years: bool = False) -> Key | None:
+        """The key of one literal node text (``years``: the year of a date, as :meth:`key_sparql`)."""
+        parts = literal_parts(node_term)
+        if parts is None:
+            return None
+        lex = parts[0]
+        if years and self.kind == "date":
+            return float(int(lex[:4])) if re.fullmatch(r"\d{4}", lex[:4]) else None
+        return sort_key(lex, self.kind)
+
+
+def comparable_relations(
+    snapshot: GraphSnapshot, node_terms: Sequence[str], items: Iterable[int], *, skip: Iterable[int] = ()
+) -> list[Attribute]:
+    """The relations from ``items`` (outgoing, stored direction) to literals that have a key, one per relation.
+
+    Parameters
+    ----------
+    snapshot : GraphSnapshot
+        The graph.
+    node_terms : sequence of str
+        N-Triples text of every node.
+    items : iterable of int
+        The compared nodes.
+    skip : iterable of int
+        Relations never compared (labels).
+
+    Notes
+    -----
+    O(Σ degree(item)); the value kind of a relation is the most common kind among the items' literals of it.
+    """
+    skipped = set(skip)
+    found: dict[int, list[tuple[int, int, str, str | None]]] = {}
+    for item in items:
+        start, stop = int(snapshot.indptr[item]), int(snapshot.indptr[item + 1])
+        rels = np.asarray(snapshot.relations[start:stop])
+        outs = np.asarray(snapshot.outgoing[start:stop])
+        nbrs = np.asarray(snapshot.neighbors[start:stop])
+        for relation, out, neighbor in zip(rels.tolist(), outs.tolist(), nbrs.tolist(), strict=True):
+            if not out or relation in skipped:
+                continue
+            parts = literal_parts(node_terms[neighbor])
+            if parts is not None:
+                found.setdefault(relation, []).append((item, neighbor, *parts))
+    out_list = []
+    for relation, rows in found.items():
+        kinds = [k for _, _, lex, dtype in rows if (k := value_kind(lex, dtype)) is not None]
+        if not kinds:
+            continue
+        order: tuple[ValueKind, ...] = ("date", "year", "number")
+        kind = max(order, key=kinds.count)
+        values: dict[int, list[tuple[int, Key]]] = {}
+        for item, node, lex, _ in rows:
+            key = sort_key(lex, kind)
+            if key is not None:
+                values.setdefault(item, []).append((node, key))
+        if values:
+            out_list.append(Attribute(relation, kind, values))
+    return out_list
+
+
+def comparable_paths(
+    snapshot: GraphSnapshot,
+    node_terms: Sequence[str],
+    items: Iterable[int],
+    *,
+    skip: Iterable[int] = (),
+    per_item: int = 50,
+) -> list[Attribute]:
+    """Two-step attributes: ``item –via→ node –relation→ literal`` for entity nodes one outgoing step away ("the
+    year of the prize X was awarded"), one :class:`Attribute` per ``(via, relation)``.
+
+    Notes
+    -----
+    O(Σ over items of degree + ``per_item`` neighbours' degrees); at most ``per_item`` neighbours per item.
+    """
+    skipped = set(skip)
+    out: list[Attribute] = []
+    by_pair: dict[tuple[int, int], dict[int, list[tuple[int, Key]]]] = {}
+    kinds: dict[tuple[int, int], ValueKind] = {}
+    for item in items:
+        start, stop = int(snapshot.indptr[item]), int(snapshot.indptr[item + 1])
+        rels = np.asarray(snapshot.relations[start:stop]).tolist()
+        outs = np.asarray(snapshot.outgoing[start:stop]).tolist()
+        nbrs = np.asarray(snapshot.neighbors[start:stop]).tolist()
+        middles = [(r, n) for r, o, n in zip(rels, outs, nbrs, strict=True) if o and r not in skipped]
+        middles = [(r, n) for r, n in middles if not node_terms[n].startswith('"')][:per_item]
+        for via, middle in middles:
+            for attribute in comparable_relations(snapshot, node_terms, [middle], skip=skipped):
+                pair = (via, attribute.relation)
+                kinds.setdefault(pair, attribute.kind)
+                if kinds[pair] != attribute.kind:
+                    continue
+                by_pair.setdefault(pair, {}).setdefault(item, []).extend(attribute.values[middle])
+    for (via, relation), values in by_pair.items():
+        out.append(Attribute(relation, kinds[(via, relation)], values, via=via))
+    return out
+
+
+def pick_attribute(
+    attributes: Sequence[Attribute],
+    n_items: int,
+    text: str,
+    relation_labels: Sequence[str],
+    embed: Callable[[Sequence[str]], npt.NDArray[np.float32]],
+    *,
+    need_years: bool = False,
+) -> Attribute | None:
+    """The attribute ``text`` (question words and the cue's hint) is about: best cosine of the relation label
+    to ``text`` plus 0.2 × the share of items that have a value, minus ``TWO_STEP_PENALTY`` for a two-step one
+    (``need_years``: date and year relations only).
+
+    Notes
+    -----
+    One embedding per distinct label and one of ``text``.
+    """
+    usable = [a for a in attributes if not need_years or a.kind in ("date", "year")]
+    if not usable:
+        return None
+    vectors = embed([text, *(a.label(relation_labels) for a in usable)])
+    cos = vectors[1:] @ vectors[0]
+    scored = [
+        Attribute(
+            a.relation,
+            a.kind,
+            a.values,
+            float(c) + 0.2 * len(a.values) / max(n_items, 1) - (TWO_STEP_PENALTY if a.via is not None else 0.0),
+            a.via,
+        )
+        for a, c in zip(usable, cos.tolist(), strict=True)
+    ]
+    return max(scored, key=lambda a: a.score)
+
+
+# -- SPARQL --------------------------------------------------------------------------------------------------------
+
+
+def _where(lines: Sequence[str], filters: Sequence[str]) -> str:
+    return "\n".join([*(f"  {line}" for line in lines), *(f"  FILTER({f})" for f in filters)])
+
+
+def count_sparql(lines: Sequence[str], *, filters: Sequence[str] = ()) -> str:
+    """``SELECT (COUNT(DISTINCT ?answer) AS ?count)`` over the triple ``lines`` and ``filters``.
+
+    >>> print(count_sparql(["?answer <urn:d> <urn:kon> ."]))
+    SELECT (COUNT(DISTINCT ?answer) AS ?count) WHERE {
+      ?answer <urn:d> <urn:kon> .
+    }
+    """
+    return "SELECT (COUNT(DISTINCT ?answer) AS ?count) WHERE {\n" + _where(lines, filters) + "\n}"
+
+
+def ask_sparql(lines: Sequence[str], *, filters: Sequence[str] = ()) -> str:
+    """``ASK`` over the triple ``lines`` and ``filters``.
+
+    >>> print(ask_sparql(["<urn:p> <urn:d> <urn:kon> ."]))
+    ASK {
+      <urn:p> <urn:d> <urn:kon> .
+    }
+    """
+    return "ASK {\n" + _where(lines, filters) + "\n}"
+
+
+def order_sparql(
+    lines: Sequence[str], attribute: Attribute, *, descending: bool, limit: int, filters: Sequence[str] = ()
+) -> str:
+    """``SELECT DISTINCT ?answer ?value`` ranked by the attribute's key: ``ORDER BY ASC|DESC(?key) LIMIT``.
+
+    The key is ``BIND``-ed from ``?value`` (module docstring) and rows without one are dropped.
+    """
+    body = [*lines, f"BIND({attribute.key_sparql('?value')} AS ?key)"]
+    order = "DESC" if descending else "ASC"
+    return (
+        "SELECT DISTINCT ?answer ?value ?key WHERE {\n"
+        + _where(body, ["BOUND(?key)", *filters])
+        + f"\n}}\nORDER BY {order}(?key) ?answer\nLIMIT {limit}"
+    )

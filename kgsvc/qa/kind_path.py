@@ -1,0 +1,957 @@
+"""The question path for questions beyond lookups: counts, yes/no, orderings and comparisons (issue 17).
+
+:meth:`kgsvc.qa.pipeline.QuestionAnswerer.ask` classifies the question after linking (:func:`kgsvc.qa.kinds.classify`)
+and hands every kind but a plain lookup to :func:`answer_kind`. Each kind reuses the grounded candidates
+(:mod:`kgsvc.qa.candidates`, ranked by :mod:`kgsvc.qa.rank` on the question without its kind words), the GSD matcher
+for the evidence, and computes its value from that evidence; the SPARQL rendered with it
+(:mod:`kgsvc.qa.aggregate`) computes the same value on the store:
+
+* **count** — the chosen path's distinct answers (anchors excluded), matched with ``k`` raised to cover them all
+  (at most ``MAX_EVIDENCE``): ``SELECT (COUNT(DISTINCT ?answer) …)``.
+* **ask** — two mentions A, B: the best-ranked relation path from one of them whose ends hold a node of the other's
+  type (``rdf:type``; without types, of its term kind). Yes when the other is one of its ends (evidence: the
+  matched path to it; ``ASK { … }``), else "no: no such fact in the graph", with the path's actual answers as
+  evidence. A yes/no question with one mention looks for the second among the labels of the ranked paths' ends
+  that the question spells out.
+* **ordering** — the chosen path's answers (entities) ranked by a literal attribute of theirs
+  (:func:`kgsvc.qa.aggregate.pick_attribute`), matched as one pattern ``… ?answer –attribute→ ?value``; the best
+  ``limit`` and the ties with the last of them: ``ORDER BY ASC|DESC(?key) LIMIT``. "X or Y" ranks the mentions.
+* **comparison** — the attribute of two mentions compared (``ASK { … FILTER(?a < ?b) }``), or of one mention and a
+  number or date of the question; a lookup or count with such a constant keeps the answers whose value passes
+  (``FILTER``).
+* **conjunction** ("both X and Y") — a lookup restricted to the two-entity conjunction candidates.
+
+A kind the path cannot answer — its words ask for arithmetic, or no relation, attribute or second mention fits —
+gets ``grounded=False`` with "this kind of question is not supported: <why>", never an answer of another type.
+
+Notes
+-----
+One private class (``_KindPath``) holds the question's state (spans, options, timings) for every kind, which is why
+this module runs past 800 lines; the values and the SPARQL text live in :mod:`kgsvc.qa.aggregate`, the word rules
+in :mod:`kgsvc.qa.kinds`.
+
+The SPARQL's graph patterns are homomorphisms while the matcher maps pattern edges to distinct triples; the two
+agree on every path of one or two hops (the anchors are excluded from the answers on both sides). A three-hop path
+that walks one triple back and forth may give SPARQL more answers than the evidence: the count then says what the
+evidence holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from kgsvc.errors import MatchError
+from kgsvc.index.labels import LABEL_PREDICATES
+from kgsvc.qa.aggregate import (
+    Attribute,
+    ask_sparql,
+    comparable_paths,
+    comparable_relations,
+    compare,
+    constant_key,
+    count_sparql,
+    greater_wins,
+    order_sparql,
+    pick_attribute,
+)
+from kgsvc.qa.candidates import CandidatePattern, candidate_pattern
+from kgsvc.qa.kinds import QuestionKind, constants, cue_window
+from kgsvc.qa.link import LinkedSpan, fold
+from kgsvc.qa.options import QAOptions
+from kgsvc.qa.rank import RankedCandidate
+from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
+from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
+from kgsvc.retrieval.result import Match
+
+if TYPE_CHECKING:
+    from kgsvc.qa.pipeline import QuestionAnswerer, _Chosen
+
+__all__ = ["MAX_EVIDENCE", "SELECT_TOP", "answer_kind", "candidate_ends"]
+
+#: Most evidence subgraphs matched for a count, an ordering or a filter.
+MAX_EVIDENCE = 1000
+#: Ranked candidates weighed for a count, an ordering or a filter (by rank, type fit and attribute).
+SELECT_TOP = 8
+_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+_XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
+_NOT_SUPPORTED = "this kind of question is not supported"
+
+
+class _Refused(Exception):
+    """The kind cannot be answered here: the message says why (becomes the unsupported reason)."""
+
+
+def candidate_ends(snapshot: Any, candidate: CandidatePattern, *, cap: int = 50_000) -> set[int]:
+    """The answer nodes of ``candidate`` under SPARQL semantics (every walk, backtracking included), anchors of a
+    conjunction excluded; a set growing past ``cap`` nodes stops growing.
+
+    O(Σ degree of the nodes walked).
+    """
+    sets = []
+    for branch in candidate.branches:
+        current = {branch.anchor}
+        for relation, outgoing in branch.steps:
+            following: set[int] = set()
+            for node in current:
+                following.update(snapshot.neighbors_via(node, relation, outgoing=outgoing).tolist())
+                if len(following) > cap:
+                    break
+            current = following
+        sets.append(current)
+    ends = set.intersection(*sets)
+    if len(sets) > 1:
+        ends -= {b.anchor for b in candidate.branches}
+    return ends
+
+
+def answer_kind(
+    qa: QuestionAnswerer,
+    question: str,
+    kind: QuestionKind,
+    spans: Sequence[LinkedSpan],
+    base: dict[str, Any],
+    timings: dict[str, float],
+    started: float,
+    opts: QAOptions,
+) -> Answer:
+    """The :class:`~kgsvc.qa.result.Answer` of a question of ``kind`` (module docstring).
+
+    ``base`` holds the fields the pipeline has filled (question, dataset, strategy, mentions); ``timings`` gets
+    ``pattern``, ``match``, ``answer`` and ``total``.
+    """
+    if kind.constant is not None:  # the number is compared by value, not linked as a node
+        spans = [s for s in spans if constants(s.text) != [s.text.strip()]]
+    spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s)]
+    path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts)
+    try:
+        if not spans:
+            raise _Refused("it names no entity of the graph to start from, only a number or date")
+        if kind.kind == "unsupported":
+            raise _Refused(kind.reason or "its words ask for something the path cannot compute")
+        if kind.kind == "count":
+            return path.count()
+        if kind.kind == "ask":
+            return path.ask()
+        if kind.kind == "ordering":
+            return path.order_choice() if kind.choice else path.ordering()
+        if kind.kind == "comparison":
+            return path.comparison()
+        return path.lookup()
+    except _Refused as exc:
+        return qa._fail({**base, "kind": kind.kind}, timings, started, "pattern", f"{_NOT_SUPPORTED}: {exc}")
+    except MatchError as exc:
+        reason = f"the pattern cannot be matched: {exc}"
+        return qa._fail({**base, "kind": kind.kind}, timings, started, "matching", reason)
+
+
+@dataclasses.dataclass
+class _KindPath:
+    qa: QuestionAnswerer
+    question: str
+    kind: QuestionKind
+    spans: list[LinkedSpan]
+    base: dict[str, Any]
+    timings: dict[str, float]
+    started: float
+    opts: QAOptions
+    t0: float = dataclasses.field(default_factory=time.perf_counter)
+    _type_relations: list[int] | None = None
+
+    # -- shared --------------------------------------------------------------------------------------------------
+
+    @property
+    def words(self) -> str:
+        """What the relation ranking reads: the question with its kind words blanked."""
+        return self.kind.words or self.question
+
+    @property
+    def graph(self) -> Any:
+        return self.qa.graph
+
+    def term(self, node: int) -> str:
+        return str(self.graph.node_terms[node])
+
+    def rterm(self, relation: int) -> str:
+        return str(self.graph.relation_terms[relation])
+
+    def ranked(self, text: str, spans: Sequence[LinkedSpan]) -> list[RankedCandidate]:
+        return self.qa.ranker.rank(text, spans, self.opts)
+
+    def chosen(self, ranked: RankedCandidate) -> _Chosen:
+        from kgsvc.qa.pipeline import _Chosen
+
+        c = ranked.candidate
+        labels = [self.spans[b.mention].text for b in c.branches]
+        pattern, names = candidate_pattern(c, labels, self.graph.relation_labels)
+        anchors = {i: b.mention for i, b in enumerate(c.branches)}
+        source = "candidate" if self.qa.exemplars is not None else "baseline"
+        return _Chosen(pattern, names, anchors, source, ranked.score, ranked.signature, c)  # type: ignore[arg-type]
+
+    def pinned_spans(self, candidate: CandidatePattern) -> list[LinkedSpan]:
+        """The spans with each used mention reduced to the candidate's anchor node (no homonyms in the evidence)."""
+        spans = list(self.spans)
+        for b in candidate.branches:
+            span = spans[b.mention]
+            node = next((n for n in span.nodes if n[0] == b.anchor), (b.anchor, 1.0, 0.0))
+            spans[b.mention] = dataclasses.replace(span, nodes=(node,))
+        return spans
+
+    def match(
+        self, chosen: _Chosen, spans: Sequence[LinkedSpan], k: int, relations: set[int]
+    ) -> tuple[list[tuple[Match, _Chosen]], bool]:
+        """Matches of ``chosen`` using only ``relations`` (the chosen pattern's own, not its relaxations)."""
+        opts = dataclasses.replace(self.opts, k=max(1, min(k, MAX_EVIDENCE)))
+        matched, complete = self.qa._match(chosen, spans, opts)
+        kept = [(m, s) for m, s in matched if all(t[1] in relations for t in m.triples)]
+        return kept, complete
+
+    def lines(self, candidate: CandidatePattern, answer: str = "?answer") -> tuple[list[str], list[str]]:
+        """The candidate's triple patterns (stored directions, its relations, its anchors), and a filter excluding
+        the anchors from ``answer`` where a walk can come back to them."""
+        lines: list[str] = []
+        hidden = 0
+        for b in candidate.branches:
+            previous = self.term(b.anchor)
+            for i, (relation, outgoing) in enumerate(b.steps):
+                if i == len(b.steps) - 1:
+                    following = answer
+                else:
+                    hidden += 1
+                    following = f"?x{hidden}"
+                head, tail = (previous, following) if outgoing else (following, previous)
+                lines.append(f"{head} {self.rterm(relation)} {tail} .")
+                previous = following
+        filters = []
+        if len(candidate.branches) > 1 or any(len(b.steps) > 1 for b in candidate.branches):
+            anchors = ", ".join(dict.fromkeys(self.term(b.anchor) for b in candidate.branches))
+            filters.append(f"{answer} NOT IN ({anchors})")
+        return lines, filters
+
+    def evidence(self, matched: Sequence[tuple[Match, _Chosen]]) -> list[Evidence]:
+        return [self.qa._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
+
+    def answer_term(self, node: int, gsd: float, support: int = 1, by: int | None = None) -> AnswerTerm:
+        term = self.graph.node_term(node)
+        ranked_by = self.graph.node_term(by) if by is not None else None
+        return AnswerTerm(**term.model_dump(), gsd=gsd, support=support, ranked_by=ranked_by)
+
+    def pattern_graph(self, chosen: _Chosen, sparql: str, **kind_fields: Any) -> PatternGraph:
+        p = chosen.pattern
+        triples = [
+            PatternTriple(head=chosen.names[e.head], relation=e.label, tail=chosen.names[e.tail]) for e in p.edges
+        ]
+        answer = chosen.names[p.answer] if p.answer is not None else "?answer"
+        return PatternGraph(
+            triples=triples,
+            answer=answer,
+            source=chosen.source,
+            sparql=sparql,
+            score=chosen.score,
+            kind=self.kind.kind,
+            **kind_fields,
+        )
+
+    def done(self, pattern: PatternGraph, *, text: str, complete: bool = True, **fields: Any) -> Answer:
+        self.timings["answer"] = time.perf_counter() - self.t0
+        self.timings["total"] = time.perf_counter() - self.started
+        base = {**self.base, "strategy": "grounded", "kind": self.kind.kind}
+        return Answer(
+            **base,
+            grounded=True,
+            text=text,
+            pattern=pattern,
+            sparql=pattern.sparql,
+            timings=self.timings,
+            complete=complete,
+            **fields,
+        )
+
+    def relations_of(self, candidate: CandidatePattern) -> set[int]:
+        return {r for b in candidate.branches for r, _ in b.steps}
+
+    def skip_relations(self) -> list[int]:
+        return [j for j, t in enumerate(self.graph.relation_terms) if t.strip("<>") in LABEL_PREDICATES]
+
+    def types(self, node: int) -> set[int]:
+        if self._type_relations is None:
+            self._type_relations = [j for j, t in enumerate(self.graph.relation_terms) if t == _RDF_TYPE]
+        relations = self._type_relations
+        out: set[int] = set()
+        for r in relations:
+            out.update(self.graph.snapshot.neighbors_via(node, r, outgoing=True).tolist())
+        return out
+
+    def attribute_text(self) -> str:
+        """The cue's hint and the words around the cue (:func:`~kgsvc.qa.kinds.cue_window`)."""
+        window = cue_window(self.question, self.kind, [(s.start, s.end) for s in self.spans])
+        hint = self.kind.cue.hint if self.kind.cue is not None else ""
+        return " ".join(f"{hint} {window}".split())
+
+    # -- count ---------------------------------------------------------------------------------------------------
+
+    def select(self, text: str, *, want_attribute: bool = False, conjunction: bool = False) -> RankedCandidate:
+        """The candidate that answers: among the ``SELECT_TOP`` best-ranked acceptable ones (a conjunction when
+        asked for; for an attribute, ends that are entities with comparable values), the best by rank score plus
+        the fit of the ends' types to the question's noun plus (``want_attribute``) the best attribute's score."""
+        ranked = self.ranked(text, self.spans)
+        self.timings["pattern"] = time.perf_counter() - self.t0
+        scored: list[tuple[float, int, RankedCandidate]] = []
+        for i, r in enumerate(ranked):
+            if len(scored) >= SELECT_TOP:
+                break
+            c = r.candidate
+            if conjunction and len(c.branches) < 2:
+                continue
+            ends = candidate_ends(self.graph.snapshot, c) - {b.anchor for b in c.branches}
+            if not ends:
+                continue
+            sample = sorted(ends)[:200]
+            bonus = self.type_fit(sample)
+            if want_attribute:
+                if any(self.term(n).startswith('"') for n in sample[:50]):
+                    continue
+                attributes = comparable_relations(
+                    self.graph.snapshot, self.graph.node_terms, sample, skip=self.skip_relations()
+                )
+                best = pick_attribute(
+                    attributes, len(sample), self.attribute_text(), self.graph.relation_labels, self.graph.embed
+                )
+                if best is None:
+                    continue
+                bonus += best.score
+            scored.append((r.score + bonus, -i, r))
+        if scored:
+            return max(scored, key=lambda x: (x[0], x[1]))[2]
+        if conjunction:
+            raise _Refused("no two of the linked entities meet at a common answer")
+        if want_attribute:
+            raise _Refused("no relation path from the linked entities leads to things with comparable values")
+        raise _Refused("no relation path around the linked entities fits the question")
+
+    def type_fit(self, nodes: Sequence[int]) -> float:
+        """Cosine of the question's noun to the label of the commonest ``rdf:type`` of ``nodes`` (0 without)."""
+        if not self.kind.noun:
+            return 0.0
+        counts: dict[int, int] = {}
+        for n in nodes[:100]:
+            for t in self.types(n):
+                counts[t] = counts.get(t, 0) + 1
+        if not counts:
+            return 0.0
+        top = sorted(counts, key=lambda t: -counts[t])[:3]
+        labels = [str(self.graph.node_labels[t]) for t in top]
+        vectors = self.qa.ranker.vectors([self.kind.noun, *labels])
+        return float(max((vectors[1:] @ vectors[0]).tolist()))
+
+    def answers_of(self, matched: Sequence[tuple[Match, _Chosen]], exclude: set[int]) -> dict[int, list[float]]:
+        stats: dict[int, list[float]] = {}
+        for rank, (m, _) in enumerate(matched):
+            if m.answer is None or m.answer in exclude:
+                continue
+            s = stats.setdefault(m.answer, [m.gsd, 0, rank])
+            s[1] += 1
+        return stats
+
+    def count(self) -> Answer:
+        if self.kind.constant is not None:
+            return self.filtered(count=True)
+        ranked = self.select(self.words)
+        c = ranked.candidate
+        chosen = self.chosen(ranked)
+        ends = candidate_ends(self.graph.snapshot, c)
+        anchors = {b.anchor for b in c.branches}
+        t0 = time.perf_counter()
+        matched, complete = self.match(chosen, self.pinned_spans(c), 4 * len(ends) + 10, self.relations_of(c))
+        self.timings["match"] = time.perf_counter() - t0
+        stats = self.answers_of(matched, anchors)
+        items = [self.answer_term(n, s[0], int(s[1])) for n, s in sorted(stats.items(), key=lambda kv: kv[1][2])]
+        truth_set = ends - anchors
+        complete = complete and set(stats) == truth_set
+        lines, filters = self.lines(c)
+        sparql = count_sparql(lines, filters=filters)
+        n = len(items)
+        number = Term(kind="literal", value=str(n), label=str(n), datatype=_XSD_INTEGER)
+        answers = [AnswerTerm(**number.model_dump(), gsd=min((i.gsd for i in items), default=0.0), support=n)]
+        named = _names([i.label for i in items])
+        text = f"{'At least ' if not complete else ''}{n}" + (f" ({named})." if items else ".")
+        return self.done(
+            self.pattern_graph(chosen, sparql),
+            text=text,
+            answers=answers,
+            items=items,
+            evidence=self.evidence(matched),
+            complete=complete,
+        )
+
+    # -- lookup with a filter or a conjunction -------------------------------------------------------------------
+
+    def lookup(self) -> Answer:
+        if self.kind.constant is not None:
+            return self.filtered(count=False)
+        ranked = self.select(self.words, conjunction=True)
+        c = ranked.candidate
+        chosen = self.chosen(ranked)
+        anchors = {b.anchor for b in c.branches}
+        t0 = time.perf_counter()
+        matched, complete = self.match(chosen, self.pinned_spans(c), self.opts.k, self.relations_of(c))
+        self.timings["match"] = time.perf_counter() - t0
+        if not matched:
+            return self.qa._fail(self.base, self.timings, self.started, "matching", "no subgraph matches the pattern")
+        stats = self.answers_of(matched, anchors)
+        answers = [self.answer_term(n, s[0], int(s[1])) for n, s in sorted(stats.items(), key=lambda kv: kv[1][2])]
+        lines, filters = self.lines(c)
+        sparql = "SELECT DISTINCT ?answer WHERE {\n" + "\n".join(f"  {x}" for x in lines)
+        sparql += "".join(f"\n  FILTER({f})" for f in filters) + "\n}"
+        return self.done(
+            self.pattern_graph(chosen, sparql),
+            text=_names([a.label for a in answers]) + ".",
+            answers=answers,
+            evidence=self.evidence(matched),
+            complete=complete,
+        )
+
+    def extended(self, chosen: _Chosen, attribute: Attribute) -> _Chosen:
+        """``chosen`` with the edge ``?answer –attribute→ ?value`` (``?value`` is the new answer node)."""
+        p = chosen.pattern
+        assert p.answer is not None
+        nodes = (*p.nodes, PatternNode("UNKNOWN value", False))
+        label = self.graph.relation_labels[attribute.relation]
+        edges = (*p.edges, PatternEdge(p.answer, len(p.nodes), label, True))
+        return dataclasses.replace(chosen, pattern=Pattern(nodes, edges, len(p.nodes)), names=[*chosen.names, "?value"])
+
+    def ranked_items(
+        self, candidate: CandidatePattern, chosen: _Chosen, k_items: int
+    ) -> tuple[Attribute, _Chosen, list[tuple[Match, _Chosen]], bool]:
+        ends = candidate_ends(self.graph.snapshot, candidate)
+        anchors = {b.anchor for b in candidate.branches}
+        items = sorted(ends - anchors)
+        attributes = comparable_relations(self.graph.snapshot, self.graph.node_terms, items, skip=self.skip_relations())
+        years = self.kind.constant is not None and len(self.kind.constant) <= 4
+        attribute = pick_attribute(
+            attributes,
+            len(items),
+            self.attribute_text(),
+            self.graph.relation_labels,
+            self.graph.embed,
+            need_years=years and self.kind.kind != "ordering",
+        )
+        if attribute is None:
+            raise _Refused("the answers have no date or number to compare")
+        assert attribute.via is None  # an ordering over a path's answers reads their own values
+        extended = self.extended(chosen, attribute)
+        t0 = time.perf_counter()
+        relations = self.relations_of(candidate) | {attribute.relation}
+        n_values = sum(len(v) for v in attribute.values.values())
+        matched, complete = self.match(extended, self.pinned_spans(candidate), 4 * n_values + k_items, relations)
+        self.timings["match"] = time.perf_counter() - t0
+        value_node = len(extended.pattern.nodes) - 1
+        matched = [
+            (m, s)
+            for m, s in matched
+            if len(m.node_map) == len(extended.pattern.nodes)
+            and m.node_map[value_node - 1] not in anchors
+            and m.triples[-1][1] == attribute.relation
+        ]
+        return attribute, extended, matched, complete
+
+    def filtered(self, *, count: bool) -> Answer:
+        cue, constant = self.kind.cue, self.kind.constant
+        assert cue is not None and constant is not None
+        ranked = self.select(self.words, want_attribute=True)
+        c = ranked.candidate
+        chosen = self.chosen(ranked)
+        attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)
+        parsed = constant_key(constant, attribute.kind)
+        if parsed is None:
+            raise _Refused(f"{constant!r} cannot be compared with the values of the answers")
+        bound, years = parsed
+        greater = greater_wins(cue, attribute.kind)
+        value_node = len(extended.pattern.nodes) - 1
+        kept = []
+        for m, s in matched:
+            key = attribute.key_of(self.term(m.node_map[value_node]), years=years)
+            if key is not None and compare(key, bound, greater):
+                kept.append((m, s))
+        stats: dict[int, tuple[float, int]] = {}
+        for m, _ in kept:
+            item = m.node_map[value_node - 1]
+            if item not in stats or m.gsd < stats[item][0]:
+                stats[item] = (m.gsd, m.node_map[value_node])
+        items = [self.answer_term(n, g, by=v) for n, (g, v) in stats.items()]
+        lines, filters = self.lines(c)
+        lines.append(f"?answer {self.rterm(attribute.relation)} ?value .")
+        key_expr = attribute.key_sparql("?value", years=years)
+        literal = str(int(bound)) if years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
+        operator = ">" if greater else "<"
+        filters.append(f"{key_expr} {operator} {literal}")
+        label = self.graph.relation_labels[attribute.relation]
+        kind_fields = {"order_by": label, "operator": operator}
+        named = _names([f"{i.label} ({i.ranked_by.label if i.ranked_by else ''})" for i in items])
+        # re-rank the evidence: the kept matches first
+        evidence = self.evidence(kept)
+        if count:
+            sparql = count_sparql(lines, filters=filters)
+            n = len(items)
+            number = Term(kind="literal", value=str(n), label=str(n), datatype=_XSD_INTEGER)
+            answers = [AnswerTerm(**number.model_dump(), gsd=min((i.gsd for i in items), default=0.0), support=n)]
+            text = f"{n}" + (f" ({named})." if items else ".")
+            return self.done(
+                self.pattern_graph(extended, sparql, **kind_fields),
+                text=text,
+                answers=answers,
+                items=items,
+                evidence=evidence,
+                complete=complete,
+            )
+        sparql = "SELECT DISTINCT ?answer WHERE {\n" + "\n".join(f"  {x}" for x in lines)
+        sparql += "".join(f"\n  FILTER({f})" for f in filters) + "\n}"
+        if not items:
+            text = f"None: no answer in the graph has a {label} {cue.word} {constant}."
+        else:
+            text = f"{named}."
+        return self.done(
+            self.pattern_graph(extended, sparql, **kind_fields),
+            text=text,
+            answers=items,
+            items=items,
+            evidence=evidence,
+            complete=complete,
+        )
+
+    # -- ordering ------------------------------------------------------------------------------------------------
+
+    def ordering(self) -> Answer:
+        cue = self.kind.cue
+        assert cue is not None
+        ranked = self.select(self.words, want_attribute=True)
+        c = ranked.candidate
+        chosen = self.chosen(ranked)
+        attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)
+        greater = greater_wins(cue, attribute.kind)
+        value_node = len(extended.pattern.nodes) - 1
+        best: dict[int, tuple[float, int, float]] = {}  # item -> (key, value node, gsd)
+        for m, _ in matched:
+            item, value = m.node_map[value_node - 1], m.node_map[value_node]
+            key = attribute.key_of(self.term(value))
+            if key is None:
+                continue
+            if item not in best or compare(key, best[item][0], greater):
+                best[item] = (key, value, m.gsd)
+        if not best:
+            raise _Refused("no answer has a value to rank by")
+        order = sorted(best, key=lambda n: (-best[n][0] if greater else best[n][0], self.term(n)))
+        limit = self.kind.limit
+        cut = best[order[min(limit, len(order)) - 1]][0]
+        top = [n for n in order if (best[n][0] >= cut if greater else best[n][0] <= cut)]
+        items = [self.answer_term(n, best[n][2], by=best[n][1]) for n in order]
+        answers = items[: len(top)]
+        lines, filters = self.lines(c)
+        lines.append(f"?answer {self.rterm(attribute.relation)} ?value .")
+        sparql = order_sparql(lines, attribute, descending=greater, limit=limit, filters=filters)
+        label = self.graph.relation_labels[attribute.relation]
+        shown = [f"{a.label} ({label} {a.ranked_by.label if a.ranked_by else ''})" for a in answers]
+        tie = " (tied)" if len(answers) > limit else ""
+        rest = [
+            f"{a.label} ({a.ranked_by.label if a.ranked_by else ''})" for a in items[len(answers) : len(answers) + 4]
+        ]
+        text = _names(shown) + tie + (f"; then {', '.join(rest)}" if rest else "") + "."
+        place = {n: i for i, n in enumerate(order)}  # evidence in ranked order, the best first
+        evidence = self.evidence(sorted(matched, key=lambda p: place.get(p[0].node_map[value_node - 1], len(order))))
+        return self.done(
+            self.pattern_graph(extended, sparql, order_by=label, descending=greater, limit=limit),
+            text=text,
+            answers=answers,
+            items=items,
+            evidence=evidence,
+            complete=complete,
+        )
+
+    def value_matches(self, mention: int, node: int, attribute: Attribute) -> list[tuple[Match, _Chosen]]:
+        """The evidence ``node –attribute→ ?value`` (through ``?x1`` for a two-step attribute) for the mention."""
+        from kgsvc.qa.pipeline import _Chosen
+
+        labels = self.graph.relation_labels
+        text = self.spans[mention].text
+        if attribute.via is None:
+            nodes: tuple[PatternNode, ...] = (PatternNode(text, True), PatternNode("UNKNOWN value", False))
+            edges: tuple[PatternEdge, ...] = (PatternEdge(0, 1, labels[attribute.relation], True),)
+            names = [text, "?value"]
+            relations = {attribute.relation}
+        else:
+            nodes = (PatternNode(text, True), PatternNode("UNKNOWN node", False), PatternNode("UNKNOWN value", False))
+            edges = (
+                PatternEdge(0, 1, labels[attribute.via], True),
+                PatternEdge(1, 2, labels[attribute.relation], True),
+            )
+            names = [text, "?x1", "?value"]
+            relations = {attribute.via, attribute.relation}
+        chosen = _Chosen(Pattern(nodes, edges, len(nodes) - 1), names, {0: mention}, "candidate", None)
+        spans = list(self.spans)
+        spans[mention] = dataclasses.replace(spans[mention], nodes=((node, 1.0, 0.0),))
+        matched, _ = self.match(chosen, spans, 4 * len(attribute.values.get(node, [])) + 2, relations)
+        return [(m, s) for m, s in matched if m.node_map[0] == node]
+
+    def attribute_lines(self, subject: str, value: str, attribute: Attribute, middle: str) -> list[str]:
+        """SPARQL triple patterns from ``subject`` to ``value`` along the attribute (through ``middle``)."""
+        relation = self.rterm(attribute.relation)
+        if attribute.via is None:
+            return [f"{subject} {relation} {value} ."]
+        return [f"{subject} {self.rterm(attribute.via)} {middle} .", f"{middle} {relation} {value} ."]
+
+    def attributes_of(self, nodes: Sequence[int]) -> list[Attribute]:
+        """The direct and two-step attributes of ``nodes``."""
+        skip = self.skip_relations()
+        snapshot, terms = self.graph.snapshot, self.graph.node_terms
+        return [
+            *comparable_relations(snapshot, terms, nodes, skip=skip),
+            *comparable_paths(snapshot, terms, nodes, skip=skip),
+        ]
+
+    def compared(self) -> tuple[list[int], Attribute, dict[int, list[tuple[Match, _Chosen]]]]:
+        """The best node of each compared mention (:meth:`pair`), the attribute they share, and each one's value
+        evidence."""
+        nodes = [self.valued(s) for s in self.pair() if s.nodes]
+        attributes = self.attributes_of(nodes)
+        shared = [a for a in attributes if all(n in a.values for n in nodes)]
+        self.timings["pattern"] = time.perf_counter() - self.t0
+        attribute = pick_attribute(
+            shared, len(nodes), self.attribute_text(), self.graph.relation_labels, self.graph.embed
+        )
+        if attribute is None:
+            raise _Refused("the compared entities share no date or number to compare")
+        t0 = time.perf_counter()
+        evidence = {i: self.value_matches(i, n, attribute) for i, n in enumerate(nodes)}
+        self.timings["match"] = time.perf_counter() - t0
+        return nodes, attribute, evidence
+
+    def pair(self) -> list[LinkedSpan]:
+        """The two compared mentions: those either side of "or" when the question has one, else the first two."""
+        at = [m.start() for m in re.finditer(r"\bor\b", self.question)]
+        if at and len(self.spans) > 2:
+            before = [s for s in self.spans if s.end <= at[-1]]
+            after = [s for s in self.spans if s.start >= at[-1]]
+            if before and after:
+                return [before[-1], after[0]]
+        return self.spans[:2]
+
+    def valued(self, span: LinkedSpan) -> int:
+        """The first node of ``span`` that has a date or number to compare (else its first node)."""
+        for n, _, _ in span.nodes[: self.opts.nodes_per_mention]:
+            if comparable_relations(self.graph.snapshot, self.graph.node_terms, [n], skip=self.skip_relations()):
+                return n
+        return span.nodes[0][0]
+
+    def order_choice(self) -> Answer:
+        cue = self.kind.cue
+        assert cue is not None
+        if len(self.spans) < 2:
+            raise _Refused("a choice needs two entities of the graph to compare")
+        nodes, attribute, found = self.compared()
+        greater = greater_wins(cue, attribute.kind)
+        best: dict[int, tuple[float, int, float]] = {}
+        for i, n in enumerate(nodes):
+            for m, _ in found[i]:
+                key = attribute.key_of(self.term(m.node_map[-1]))
+                if key is not None and (n not in best or compare(key, best[n][0], greater)):
+                    best[n] = (key, m.node_map[-1], m.gsd)
+        if len(best) < 2:
+            raise _Refused("the compared entities share no date or number to compare")
+        order = sorted(best, key=lambda n: (-best[n][0] if greater else best[n][0], self.term(n)))
+        items = [self.answer_term(n, best[n][2], by=best[n][1]) for n in order]
+        top = [a for a, n in zip(items, order, strict=True) if best[n][0] == best[order[0]][0]]
+        values = " ".join(self.term(n) for n in nodes)
+        lines = [f"VALUES ?answer {{ {values} }}", *self.attribute_lines("?answer", "?value", attribute, "?x1")]
+        sparql = order_sparql(lines, attribute, descending=greater, limit=1)
+        label = attribute.label(self.graph.relation_labels)
+        text = (
+            _names([a.label for a in top])
+            + (" (tied)" if len(top) > 1 else "")
+            + ": "
+            + ", ".join(f"{a.label} {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
+            + "."
+        )
+        chosen = found[0][0][1] if found[0] else found[1][0][1]
+        matched = [p for i in range(len(nodes)) for p in found[i]]
+        return self.done(
+            self.pattern_graph(chosen, sparql, order_by=label, descending=greater, limit=1),
+            text=text,
+            answers=top,
+            items=items,
+            evidence=self.evidence(matched),
+        )
+
+    # -- comparison (yes/no) -------------------------------------------------------------------------------------
+
+    def comparison(self) -> Answer:
+        cue = self.kind.cue
+        if self.kind.constant is not None or len(self.spans) < 2:
+            return self.compare_constant()
+        assert cue is not None
+        nodes, attribute, found = self.compared()
+        greater = greater_wins(cue, attribute.kind)
+        keys = {
+            i: [(k, m) for m, _ in found[i] if (k := attribute.key_of(self.term(m.node_map[-1]))) is not None]
+            for i in range(2)
+        }
+        if not keys[0] or not keys[1]:
+            raise _Refused("the compared entities share no date or number to compare")
+        truth = any(compare(a, b, greater) for a, _ in keys[0] for b, _ in keys[1])
+        operator = ">" if greater else "<"
+        lines = [
+            *self.attribute_lines(self.term(nodes[0]), "?a", attribute, "?ma"),
+            *self.attribute_lines(self.term(nodes[1]), "?b", attribute, "?mb"),
+        ]
+        filters = [f"{attribute.key_sparql('?a')} {operator} {attribute.key_sparql('?b')}"]
+        sparql = ask_sparql(lines, filters=filters)
+        label = attribute.label(self.graph.relation_labels)
+        items = [self.answer_term(nodes[i], m.gsd, by=m.node_map[-1]) for i in range(2) for _, m in keys[i]]
+        said = "; ".join(f"{a.label}: {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
+        text = f"{'Yes' if truth else 'No'} ({said})."
+        chosen = found[0][0][1]
+        matched = [p for i in range(2) for p in found[i]]
+        return self.done(
+            self.pattern_graph(chosen, sparql, order_by=label, operator=operator),
+            text=text,
+            truth=truth,
+            answers=[_yes_no(truth)],
+            items=items,
+            evidence=self.evidence(matched),
+        )
+
+    def compare_constant(self) -> Answer:
+        cue, constant = self.kind.cue, self.kind.constant
+        if constant is None or not self.spans or not self.spans[0].nodes:
+            raise _Refused("a comparison needs two entities, or an entity and a number or date")
+        node = self.valued(self.spans[0])
+        years = len(constant) <= 4
+        self.timings["pattern"] = time.perf_counter() - self.t0
+        attribute = pick_attribute(
+            self.attributes_of([node]),
+            1,
+            self.attribute_text(),
+            self.graph.relation_labels,
+            self.graph.embed,
+            need_years=years,
+        )
+        if attribute is None:
+            raise _Refused(f"{self.spans[0].text!r} has no date or number to compare with {constant}")
+        parsed = constant_key(constant, attribute.kind)
+        if parsed is None:
+            raise _Refused(f"{constant!r} cannot be compared with {attribute.label(self.graph.relation_labels)}")
+        bound, as_years = parsed
+        t0 = time.perf_counter()
+        found = self.value_matches(0, node, attribute)
+        self.timings["match"] = time.perf_counter() - t0
+        keys = [
+            (k, m) for m, _ in found if (k := attribute.key_of(self.term(m.node_map[-1]), years=as_years)) is not None
+        ]
+        if not keys:
+            raise _Refused(f"{self.spans[0].text!r} has no value to compare with {constant}")
+        if cue is None:  # "was X born in 1942?": equality
+            truth = any(k == bound for k, _ in keys)
+            operator = "="
+        else:
+            greater = greater_wins(cue, attribute.kind)
+            truth = any(compare(k, bound, greater) for k, _ in keys)
+            operator = ">" if greater else "<"
+        literal = str(int(bound)) if as_years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
+        lines = self.attribute_lines(self.term(node), "?a", attribute, "?m")
+        sparql = ask_sparql(lines, filters=[f"{attribute.key_sparql('?a', years=as_years)} {operator} {literal}"])
+        label = attribute.label(self.graph.relation_labels)
+        items = [self.answer_term(node, m.gsd, by=m.node_map[-1]) for _, m in keys]
+        said = "; ".join(f"{a.label}: {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
+        word = cue.word if cue is not None else "in"
+        text = f"{'Yes' if truth else 'No'} ({said}; {word} {constant}: {'yes' if truth else 'no'})."
+        return self.done(
+            self.pattern_graph(found[0][1], sparql, order_by=label, operator=operator),
+            text=text,
+            truth=truth,
+            answers=[_yes_no(truth)],
+            items=items,
+            evidence=self.evidence(found),
+        )
+
+    # -- ask -----------------------------------------------------------------------------------------------------
+
+    def second_mention(self) -> LinkedSpan:
+        """A yes/no question with one mention: the end of a ranked path whose label the question spells out."""
+        words = f" {' '.join(fold(self.question).replace('?', ' ').split())} "
+        first = self.spans[0]
+        for r in self.ranked(self.question, self.spans[:1])[:10]:
+            for node in sorted(candidate_ends(self.graph.snapshot, r.candidate))[:500]:
+                label = " ".join(fold(self.graph.node_labels[node]).split())
+                at = words.find(f" {label} ")
+                if label and at >= 0 and fold(first.text).find(label) < 0:
+                    return LinkedSpan(label, at, at + len(label), "exact", 1.0, ((node, 1.0, 0.0),))
+        raise _Refused(f"a yes/no question needs two things of the graph to relate; only {first.text!r} was found")
+
+    def ask(self) -> Answer:
+        if len(self.spans) < 2:
+            self.spans = [self.spans[0], self.second_mention()]
+        spans = self.spans[:2]
+        targets = {
+            0: {n for n, _, _ in spans[1].nodes[: self.opts.nodes_per_mention]},
+            1: {n for n, _, _ in spans[0].nodes[: self.opts.nodes_per_mention]},
+        }
+        ranked = self.ranked(self.question, spans)
+        self.timings["pattern"] = time.perf_counter() - self.t0
+        chosen_rank: RankedCandidate | None = None
+        hit: int | None = None
+        for r in ranked:
+            c = r.candidate
+            if len(c.branches) != 1:
+                continue
+            ends = candidate_ends(self.graph.snapshot, c)
+            target = targets[c.branches[0].mention]
+            if not self.fits(ends, target):
+                continue
+            chosen_rank = r
+            found = sorted(target & ends)
+            hit = found[0] if found else None
+            break
+        if chosen_rank is None:
+            raise _Refused(
+                f"no relation path from {spans[0].text!r} or {spans[1].text!r} leads to things like the other"
+            )
+        c = chosen_rank.candidate
+        mention = c.branches[0].mention
+        other = 1 - mention
+        chosen = self.chosen(chosen_rank)
+        lines, filters = self.lines(c)
+        t0 = time.perf_counter()
+        if hit is not None:
+            pinned = self.pinned_spans(c)
+            pinned[other] = dataclasses.replace(spans[other], nodes=((hit, 1.0, 0.0),))
+            p = chosen.pattern
+            assert p.answer is not None
+            nodes = list(p.nodes)
+            nodes[p.answer] = PatternNode(spans[other].text, True)
+            names = list(chosen.names)
+            names[p.answer] = spans[other].text
+            pinned_chosen = dataclasses.replace(
+                chosen,
+                pattern=Pattern(tuple(nodes), p.edges, p.answer),
+                names=names,
+                anchors={**chosen.anchors, p.answer: other},
+            )
+            matched, complete = self.match(pinned_chosen, pinned, self.opts.k, self.relations_of(c))
+            matched = [(m, s) for m, s in matched if m.answer == hit]
+            lines = [x.replace("?answer", self.term(hit)) for x in lines]
+            sparql = ask_sparql(lines)
+            self.timings["match"] = time.perf_counter() - t0
+            facts = "; ".join(_triples_text(e) for e in self.evidence(matched)[:3])
+            text = "Yes (the graph holds it" + (f": {facts}" if facts else "") + ")."
+            return self.done(
+                self.pattern_graph(pinned_chosen, sparql),
+                text=text,
+                truth=True,
+                answers=[_yes_no(True)],
+                items=[self.answer_term(hit, matched[0][0].gsd if matched else 0.0)],
+                evidence=self.evidence(matched),
+                complete=complete,
+            )
+        matched, complete = self.match(chosen, self.pinned_spans(c), self.opts.k, self.relations_of(c))
+        self.timings["match"] = time.perf_counter() - t0
+        target_terms = ", ".join(self.term(n) for n in sorted(targets[mention]))
+        sparql = ask_sparql(
+            [x.replace("?answer", "?other") for x in lines] + [f"VALUES ?other {{ {target_terms} }}"],
+            filters=[f.replace("?answer", "?other") for f in filters],
+        )
+        anchors = {b.anchor for b in c.branches}
+        stats = self.answers_of(matched, anchors)
+        holds = [self.answer_term(n, s[0], int(s[1])) for n, s in sorted(stats.items(), key=lambda kv: kv[1][2])]
+        said = _names([h.label for h in holds])
+        text = (
+            f"No: no such fact in the graph (this is what the graph holds, not a fact about the world; "
+            f"for {spans[mention].text!r} it has {said} there)."
+        )
+        return self.done(
+            self.pattern_graph(chosen, sparql),
+            text=text,
+            truth=False,
+            answers=[_yes_no(False)],
+            items=holds,
+            evidence=self.evidence(matched),
+            complete=complete,
+        )
+
+    def fits(self, ends: set[int], targets: set[int]) -> bool:
+        """Whether ``ends`` hold things like ``targets``: a shared ``rdf:type``, else the same term kind."""
+        if not ends:
+            return False
+        sample = sorted(ends)[:200]
+        target_types = set().union(*(self.types(t) for t in targets)) if targets else set()
+        if target_types:
+            return any(self.types(n) & target_types for n in sample) or bool(ends & targets)
+        literal = {self.term(t).startswith('"') for t in targets}
+        return any(self.term(n).startswith('"') in literal for n in sample)
+
+
+def _a_word(qa: QuestionAnswerer, question: str, span: LinkedSpan) -> bool:
+    """A lower-case span that links only literals ("born" → the family name "Born") is a word, not a mention."""
+    text = question[span.start : span.end]
+    literal = all(qa.graph.node_terms[n].startswith('"') for n, _, _ in span.nodes)
+    return literal and text == text.lower() and not constants(text)
+
+
+def _best_first(qa: QuestionAnswerer, span: LinkedSpan) -> LinkedSpan:
+    """The span with its equally close nodes ordered by degree, most first: of two nodes named "Albert Einstein"
+    the one the graph says things about, not a bare ``owl:sameAs`` target. A span that links only literals (not a
+    number) names the entities that hold them ("Arrhenius" → the laureate whose family name it is)."""
+    if not span.nodes:
+        return span
+    graph = qa.graph
+    if all(graph.node_terms[n].startswith('"') for n, _, _ in span.nodes) and not constants(span.text):
+        holders: dict[int, tuple[int, float, float]] = {}
+        for n, score, distance in span.nodes:
+            start, stop = int(graph.snapshot.indptr[n]), int(graph.snapshot.indptr[n + 1])
+            for m, out in zip(
+                graph.snapshot.neighbors[start:stop].tolist(), graph.snapshot.outgoing[start:stop].tolist(), strict=True
+            ):
+                if not out and m not in holders and len(holders) < 20:
+                    holders[m] = (m, score, distance)
+        if holders:
+            span = dataclasses.replace(span, nodes=tuple(holders.values()))
+    best = min(d for _, _, d in span.nodes)
+    close = [n for n in span.nodes if n[2] <= best + 1e-9]
+    rest = [n for n in span.nodes if n[2] > best + 1e-9]
+    close.sort(key=lambda n: -qa.graph.snapshot.degree(n[0]))
+    return dataclasses.replace(span, nodes=(*close, *rest))
+
+
+def _names(labels: Sequence[str]) -> str:
+    shown = list(labels[:10])
+    if len(labels) > 10:
+        shown.append(f"{len(labels) - 10} more")
+    if not shown:
+        return "nothing"
+    if len(shown) == 1:
+        return shown[0]
+    return f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def _triples_text(evidence: Evidence) -> str:
+    return ", ".join(f"{t.head.label} {t.relation.label} {t.tail.label}" for t in evidence.triples)
+
+
+def _yes_no(truth: bool) -> AnswerTerm:
+    value = "true" if truth else "false"
+    return AnswerTerm(
+        kind="literal",
+        value=value,
+        label="yes" if truth else "no",
+        datatype="http://www.w3.org/2001/XMLSchema#boolean",
+        gsd=0.0,
+    )
+
+
+def _sparql_number(key: float, kind: str) -> str:
+    if kind == "date":
+        import datetime as dt
+
+        return f'"{dt.date.fromordinal(int(key)).isoformat()}"^^<http://www.w3.org/2001/XMLSchema#date>'
+    return f'"{key!r}"^^<http://www.w3.org/2001/XMLSchema#double>'

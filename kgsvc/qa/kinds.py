@@ -1,0 +1,400 @@
+"""The kind of a question, read from its words: lookup, count, yes/no, ordering (superlative) or comparison.
+
+:func:`classify` reads the question with its linked mentions masked (an entity named "The Last of Us" holds no
+superlative) and returns a :class:`QuestionKind`:
+
+* ``lookup`` — "who directed X": the answer variable's bindings (the default). "both X and Y" sets
+  ``conjunction``: the two mentions meet at the answer (the grounded two-entity conjunction).
+* ``count`` — "how many …", "the number of …": the number of distinct answers.
+* ``ask`` — a yes/no question ("is/was/did/does … ?") naming two things: is the second an answer of the first's
+  relation? An alternative question ("is X a man or a woman?") is a lookup.
+* ``ordering`` — a superlative ("the oldest", "the three longest", "… first"): the answers ranked by a literal
+  attribute, the best ``limit`` kept. With " or " between two mentions ("who was born first, X or Y?") the
+  ranked items are the mentions themselves (``choice``).
+* ``comparison`` — a comparative between two values: "was X released before Y?", "was X born before 1900?"
+  (yes/no); "which films … after 2000?" is a lookup or count with a ``constant`` filter.
+* ``unsupported`` — words asking for arithmetic the path cannot do (averages, sums, "how old", "the second
+  oldest", "the most prizes"): the pipeline answers "no grounded answer: this kind of question is not supported".
+
+A comparative or superlative word is a :class:`Cue`: which way it orders dates (and years) and which way numbers
+("oldest" is the earliest birth date but the largest age), and words that name the attribute it usually means
+(``hint``), used to pick the attribute relation (:mod:`kgsvc.qa.aggregate`).
+
+The rules are English word patterns; they name no benchmark relation or template.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = ["CUES", "KIND_SCHEMA", "Cue", "KindName", "QuestionKind", "classify", "constants", "cue_window", "from_spec"]
+
+KindName = Literal["lookup", "count", "ask", "ordering", "comparison", "unsupported"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """A comparative or superlative word.
+
+    Attributes
+    ----------
+    word : str
+        The word (or words) as written.
+    date_greater, number_greater : bool
+        Whether the cue prefers the greater value on dates/years and on numbers ("oldest": earliest date, largest
+        number; "before": the smaller value on both).
+    hint : str
+        Words naming the attribute the cue usually compares ("birth date" for "oldest").
+    """
+
+    word: str
+    date_greater: bool
+    number_greater: bool
+    hint: str = ""
+
+
+def _cues(words: str, date_greater: bool, number_greater: bool, hint: str = "") -> dict[str, Cue]:
+    return {w: Cue(w, date_greater, number_greater, hint) for w in words.split("|")}
+
+
+#: Superlative cues (ordering).
+CUES: dict[str, Cue] = {
+    **_cues("oldest|eldest", False, True, "birth date age"),
+    **_cues("youngest", True, False, "birth date age"),
+    **_cues("first|earliest", False, False, "date year"),
+    **_cues("last|latest|newest|most recent|most recently", True, True, "date year"),
+    **_cues("longest", True, True, "length duration runtime"),
+    **_cues("shortest", False, False, "length duration runtime"),
+    **_cues("tallest", True, True, "height"),
+    **_cues("highest|largest|biggest|greatest|heaviest", True, True, ""),
+    **_cues("lowest|smallest|lightest", False, False, ""),
+}
+#: Comparative cues (comparison): the subject's value is greater (or smaller) than the other's.
+COMPARATIVES: dict[str, Cue] = {
+    **_cues("older than|elder than", False, True, "birth date age"),
+    **_cues("younger than", True, False, "birth date age"),
+    **_cues("before|earlier than|prior to", False, False, "date year"),
+    **_cues("after|later than|more recently than|since", True, True, "date year"),
+    **_cues("longer than", True, True, "length duration runtime"),
+    **_cues("shorter than", False, False, "length duration runtime"),
+    **_cues("taller than", True, True, "height"),
+    **_cues("higher than|larger than|bigger than|greater than|heavier than|more than|over", True, True, ""),
+    **_cues("lower than|smaller than|lighter than|less than|fewer than|under", False, False, ""),
+}
+#: Comparatives without "than", for "which is older, X or Y" and "was X born earlier" (X vs. the other mention).
+_BARE = {
+    **_cues("older|elder", False, True, "birth date age"),
+    **_cues("younger", True, False, "birth date age"),
+    **_cues("earlier|sooner", False, False, "date year"),
+    **_cues("later|more recent", True, True, "date year"),
+    **_cues("longer", True, True, "length duration runtime"),
+    **_cues("shorter", False, False, "length duration runtime"),
+    **_cues("taller", True, True, "height"),
+    **_cues("higher|larger|bigger|greater|heavier", True, True, ""),
+    **_cues("lower|smaller|lighter", False, False, ""),
+}
+
+_AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
+_COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\b|\bthe\s+(?:total\s+)?number\s+of\b|^\s*count\b", re.I)
+_UNSUPPORTED = [
+    (
+        re.compile(r"\b(average|mean|median|sum|total\s+of|in\s+total|percent(?:age)?|ratio|proportion)\b", re.I),
+        "it asks for arithmetic over values (an average, a sum or a share)",
+    ),
+    (
+        re.compile(r"\bhow\s+(long\s+ago|much\s+older|much\s+younger|many\s+years)\b", re.I),
+        "it asks for arithmetic on dates",
+    ),
+    (
+        re.compile(r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)\s+(?:" + "|".join(CUES) + r")\b", re.I),
+        "it asks for a rank other than the first",
+    ),
+    (
+        re.compile(r"\b(?:the\s+)?(most|fewest|least)\s+(?!recent)([a-z]+s)\b", re.I),
+        "it ranks by a count of related things",
+    ),
+    (re.compile(r"\b(more|fewer|less)\s+([a-z]+s)\s+than\b", re.I), "it compares counts of related things"),
+    (re.compile(r"\b(?:not|never|no\s+one|nobody|except|without)\b", re.I), "it asks for a negation"),
+]
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_NOT_SUPERLATIVE = re.compile(r"\b(first|last)\s+(name|names|names?\s+of)\b|\bat\s+(first|last)\b", re.I)
+_CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|-?\d+(?:\.\d+)?)(?![\w.-])")
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionKind:
+    """What a question asks for (module docstring).
+
+    Attributes
+    ----------
+    kind : {"lookup", "count", "ask", "ordering", "comparison", "unsupported"}
+        The kind.
+    cue : Cue, optional
+        The superlative (ordering) or comparative (comparison, filter) word; a comparison without one asks for
+        equality ("was X released in 2003?").
+    limit : int
+        Ordering: how many of the best are asked for ("the three oldest": 3).
+    choice : bool
+        Ordering: the items are the question's mentions ("X or Y").
+    constant : str, optional
+        A number or date of the question the value is compared with ("before 1900"): a filter for lookup and count,
+        the right-hand side for a yes/no comparison.
+    conjunction : bool
+        Lookup: "both X and Y" — the mentions meet at the answer.
+    reason : str, optional
+        Unsupported: why.
+    cue_at : (int, int), optional
+        Where the cue is in the question: the attribute is read from the words around it.
+    noun : str
+        The words naming what is counted, ranked or filtered ("how many *Nobel laureates*", "the youngest
+        *laureate*"; ``person`` for a "who" question): the answers' ``rdf:type`` should fit it.
+    words : str
+        The question with the kind's words blanked ("how many" reads "which", a cue becomes spaces), so that the
+        mentions keep their character positions: what the relation ranking reads.
+    """
+
+    kind: KindName
+    cue: Cue | None = None
+    limit: int = 1
+    choice: bool = False
+    constant: str | None = None
+    conjunction: bool = False
+    reason: str | None = None
+    words: str = ""
+    noun: str = ""
+    cue_at: tuple[int, int] | None = None
+
+    @property
+    def sparql_form(self) -> str:
+        """The SPARQL form of the kind: ``SELECT``, ``COUNT``, ``ASK``, ``ORDER BY … LIMIT`` or ``FILTER``."""
+        if self.kind == "count":
+            return "COUNT"
+        if self.kind == "ask" or (self.kind == "comparison" and not self.choice):
+            return "ASK"
+        if self.kind == "ordering":
+            return "ORDER BY … LIMIT"
+        return "FILTER" if self.constant is not None else "SELECT"
+
+
+def _mask(question: str, spans: Sequence[tuple[int, int]]) -> str:
+    chars = list(question)
+    for start, end in spans:
+        for i in range(max(start, 0), min(end, len(chars))):
+            chars[i] = "#"
+    return "".join(chars)
+
+
+def constants(question: str, spans: Sequence[tuple[int, int]] = ()) -> list[str]:
+    """Numbers and ISO dates written in ``question`` outside the linked ``spans``, in order.
+
+    >>> constants("Was Paprika released after 2000?")
+    ['2000']
+    """
+    return [m.group(1) for m in _CONSTANT.finditer(_mask(question, spans))]
+
+
+def _find(table: dict[str, Cue], text: str) -> tuple[Cue, re.Match[str]] | None:
+    best: tuple[Cue, re.Match[str]] | None = None
+    for word, cue in table.items():
+        m = re.search(r"\b" + r"\s+".join(word.split()) + r"\b", text)
+        if m is not None and (best is None or len(word) > len(best[0].word)):  # "most recent" over "most"
+            best = (cue, m)
+    return best
+
+
+def _blank(question: str, m: re.Match[str], word: str = "") -> str:
+    """``question`` with the match replaced by ``word`` padded with spaces: character positions are kept."""
+    width = m.end() - m.start()
+    return question[: m.start()] + word[:width].ljust(width) + question[m.end() :]
+
+
+_STOP = set(
+    "the a an of in on at by from with for to that which who whom whose what is are was were did do does have has had "
+    "been be and or there ever than as his her their its this these those all any each".split()
+)
+
+
+def _noun(question: str, masked: str, start: int) -> str:
+    """Up to three words from ``start`` on (articles and mentions before the first skipped), stopping at a stop
+    word, a verb-like word or a mention (``#``)."""
+    words: list[str] = []
+    for token in masked[start:].split():
+        word = token.strip("?,.!;:")
+        if not words and (word in ("the", "a", "an", "all", "of") or set(word) == {"#"}):
+            continue  # an article, or a mention modifying the noun ("how many [Nobel] laureates")
+        if not word.isalpha() or word in _STOP or word.endswith("ed") or word in ("born", "won", "died", "win"):
+            break
+        words.append(word)
+        if len(words) == 3:
+            break
+    return " ".join(words)
+
+
+def _answer_noun(question: str, masked: str, after: int | None = None) -> str:
+    if after is not None and (noun := _noun(question, masked, after)):
+        return noun
+    m = re.match(r"^\s*(?:which|what)\b", masked)
+    if m is not None and (noun := _noun(question, masked, m.end())):
+        return noun
+    return "person" if re.match(r"^\s*(?:who|whom)\b", masked) else ""
+
+
+def cue_window(question: str, kind: QuestionKind, spans: Sequence[tuple[int, int]] = (), width: int = 3) -> str:
+    """The ``width`` words before and after the cue (mentions left out): what names the compared attribute
+    ("who *died most recently*", "was X *born earlier than* Y"); the whole question without a cue.
+
+    >>> cue_window("Among laureates born in Scotland, who died most recently?", classify("Among laureates born in "
+    ...     "Scotland, who died most recently?", [(24, 32)]), [(24, 32)])
+    'who died most recently'
+    """
+    masked = _mask(question, spans)
+    if kind.cue_at is None:
+        return " ".join(w for w in masked.split() if "#" not in w)
+    start, end = kind.cue_at
+    before = [w for w in masked[:start].replace(",", " , ").split() if "#" not in w]
+    after = [w for w in masked[end:].replace(",", " , ").split() if "#" not in w]
+    if "," in before:
+        before = before[len(before) - before[::-1].index(",") :]
+    if "," in after:
+        after = after[: after.index(",")]
+    words = [*before[-width:], question[start:end], *after[:width]]
+    return " ".join(w.strip("?.!") for w in words if w.strip("?.!"))
+
+
+def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKind:
+    """The kind of ``question`` (module docstring); ``spans`` are the linked mentions' ``(start, end)``.
+
+    Parameters
+    ----------
+    question : str
+        The question as asked.
+    spans : sequence of (int, int)
+        Character spans of linked mentions: their words are never read as kind words.
+
+    Returns
+    -------
+    QuestionKind
+
+    Notes
+    -----
+    O(length · cues) regular-expression scans.
+
+    Examples
+    --------
+    >>> classify("How many films did Satoshi Kon direct?", [(19, 30)]).kind
+    'count'
+    >>> k = classify("Which film by Satoshi Kon was released first?", [(14, 25)])
+    >>> k.kind, k.cue.word, k.limit
+    ('ordering', 'first', 1)
+    >>> classify("Is Willard considered good?", [(3, 10)]).kind
+    'ask'
+    >>> classify("is X 's husband a man or a woman ?", [(3, 4)]).kind
+    'lookup'
+    """
+    numeric = [(a, b) for a, b in spans if _CONSTANT.fullmatch(question[a:b].strip())]
+    named = [sp for sp in spans if sp not in numeric]
+    masked = _mask(question, named).lower()
+    n_mentions = len(named)
+    for pattern, why in _UNSUPPORTED:
+        if pattern.search(masked):
+            return QuestionKind("unsupported", reason=why, words=question)
+    values = constants(question, named)
+    alternative = re.search(r"#\s*,?\s+or\s+(?:[a-z]+\s+){0,2}#", masked) is not None or (
+        re.search(r"\bor\b", masked) is not None and n_mentions < 2
+    )
+    if _COUNT.search(masked):
+        m = _COUNT.search(masked)
+        assert m is not None
+        words = _blank(question, m, "which")
+        noun = _answer_noun(question, masked, m.end())
+        comparative = _find(COMPARATIVES, masked)
+        if comparative is not None and values:
+            return QuestionKind(
+                "count", cue=comparative[0], constant=values[-1], words=words, noun=noun, cue_at=comparative[1].span()
+            )
+        return QuestionKind("count", words=words, noun=noun)
+    superlative = None if _NOT_SUPERLATIVE.search(masked) else _find(CUES, masked)
+    comparative = _find(COMPARATIVES, masked)
+    bare = _find(_BARE, masked)
+    if _AUX.match(masked) and not (alternative and superlative is None and bare is None):
+        cue = comparative or bare
+        if cue is not None and (values or n_mentions >= 2):
+            return QuestionKind(
+                "comparison",
+                cue=cue[0],
+                constant=values[-1] if values and n_mentions < 2 else None,
+                words=_blank(question, cue[1]),
+                cue_at=cue[1].span(),
+            )
+        if values and n_mentions == 1 and re.search(r"\b(in|on)\s+" + re.escape(values[-1]), masked):
+            return QuestionKind("comparison", constant=values[-1], words=question)  # "was X born in 1942?"
+        if superlative is not None:
+            return QuestionKind("unsupported", reason="it asks whether something is a superlative", words=question)
+        return QuestionKind("ask", words=question)
+    chosen = superlative or bare
+    if alternative and n_mentions >= 2 and chosen is not None:
+        return QuestionKind(
+            "ordering", cue=chosen[0], choice=True, words=_blank(question, chosen[1]), cue_at=chosen[1].span()
+        )
+    if superlative is not None:
+        found, m = superlative
+        limit = 1
+        before = masked[: m.start()].split()
+        if before and (before[-1] in _NUMBER_WORDS or before[-1].isdigit()):
+            limit = _NUMBER_WORDS.get(before[-1]) or int(before[-1])
+        noun = _answer_noun(question, masked, m.end())
+        return QuestionKind(
+            "ordering", cue=found, limit=max(limit, 1), words=_blank(question, m), noun=noun, cue_at=m.span()
+        )
+    if comparative is not None and values:
+        noun = _answer_noun(question, masked)
+        return QuestionKind(
+            "lookup",
+            cue=comparative[0],
+            constant=values[-1],
+            words=_blank(question, comparative[1]),
+            noun=noun,
+            cue_at=comparative[1].span(),
+        )
+    both = re.search(r"\bboth\b", masked) is not None and n_mentions >= 2
+    return QuestionKind("lookup", conjunction=both, words=question)
+
+
+#: The kind fields of an LLM-written pattern's JSON schema (``QuestionAnswerer.pattern_schema`` adds ``order_by``,
+#: an enum of the dataset's relation labels): what the pattern computes over its ``?answer`` bindings.
+KIND_SCHEMA: dict[str, Any] = {
+    "kind": {"type": "string", "enum": ["lookup", "count", "ask", "ordering", "comparison"]},
+    "direction": {"type": "string", "enum": ["ascending", "descending"]},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 10},
+    "operator": {"type": "string", "enum": ["<", ">", "="]},
+    "value": {"type": "string", "pattern": r"^-?\d+(\.\d+)?$|^\d{4}-\d{2}-\d{2}$"},
+}
+
+
+def from_spec(spec: dict[str, Any]) -> QuestionKind:
+    """The :class:`QuestionKind` an LLM pattern declares (:data:`KIND_SCHEMA` fields; ``order_by`` a relation label).
+
+    ``ordering`` ranks by ``order_by`` in ``direction`` (default descending), best ``limit``; ``comparison``
+    compares with ``value`` by ``operator`` (``=`` without a cue); a comparison without a value is unsupported.
+
+    >>> from_spec({"kind": "ordering", "order_by": "birth date", "direction": "ascending"}).cue.hint
+    'birth date'
+    """
+    kind = spec.get("kind", "lookup")
+    hint = str(spec.get("order_by", ""))
+    if kind == "ordering":
+        greater = spec.get("direction", "descending") == "descending"
+        return QuestionKind("ordering", cue=Cue("ordering", greater, greater, hint), limit=int(spec.get("limit", 1)))
+    if kind == "comparison":
+        value = spec.get("value")
+        if value is None:
+            return QuestionKind("unsupported", reason="the pattern compares two values without naming one")
+        operator = spec.get("operator", "=")
+        cue = None if operator == "=" else Cue(operator, operator == ">", operator == ">", hint)
+        return QuestionKind("comparison", cue=cue, constant=str(value))
+    if kind in ("count", "ask"):
+        return QuestionKind(kind)
+    return QuestionKind("lookup")

@@ -1,0 +1,52 @@
+"""The W3C SPARQL 1.1 suites against real servers: ``oxigraph serve``, ``kgsvc serve``'s ``/sparql`` and a dataset
+endpoint, with one checker (``bench/w3c.py``) in one run.
+
+Every test that ``oxigraph serve`` passes, each kgsvc endpoint passes too, unless kgsvc refuses it on purpose with a
+403: ``LOAD`` (it would fetch a URL; refused before parsing, so even an invalid ``LOAD`` update gets 403, not 400),
+and on a dataset endpoint ``CLEAR``/``DROP ALL``/``NAMED`` and any graph other than the dataset's own
+(docs/conformance.md lists them).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from kgsvc.eval.data import data_root
+
+pytestmark = pytest.mark.slow
+
+
+def _runner() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "bench" / "w3c.py"
+    spec = importlib.util.spec_from_file_location("kgsvc_bench_w3c", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_kgsvc_endpoint_passes_what_oxigraph_passes() -> None:
+    w3c = _runner()
+    root = data_root() / "w3c-sparql11"
+    tests = [t for t in w3c.load_tests(root) if not t.named and not w3c.fetches_urls(t)]
+    assert len(tests) > 350
+    with w3c.serve_oxigraph() as oxigraph, w3c.serve_kgsvc() as (whole, scoped):
+        results = {e.name: w3c.run_suite(e, tests, root) for e in (oxigraph, whole, scoped)}
+    reference = results[oxigraph.name]
+    assert sum(o.passed for o in reference.values()) > 330
+    for endpoint in (whole, scoped):
+        outcomes = results[endpoint.name]
+        own_failures = {
+            iri.rsplit("/", 2)[-2] + "/" + iri.rsplit("#", 1)[-1]: outcome.reason[:200]
+            for iri, outcome in outcomes.items()
+            if reference[iri].passed and not outcome.passed and not outcome.reason.startswith("HTTP 403")
+        }
+        assert own_failures == {}, endpoint.name
+        refused = sum(not o.passed and o.reason.startswith("HTTP 403") for o in outcomes.values())
+        assert sum(o.passed for o in outcomes.values()) + refused >= sum(o.passed for o in reference.values())
