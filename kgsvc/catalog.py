@@ -11,7 +11,7 @@ import builtins
 import contextlib
 import logging
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from kgsvc.queries import load_query
 from kgsvc.schemas import DatasetInfo, DatasetStats, IndexVersionInfo, JobInfo
 from kgsvc.store import NamedNode, Store, check_dataset_name, dataset_graph
 
-__all__ = ["Catalog", "DatasetChanged"]
+__all__ = ["Catalog", "DatasetChanged", "check_name_predicates"]
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +78,19 @@ class Catalog:
             return session.scalar(select(Dataset.id).where(Dataset.name == name)) is not None
 
     def create(
-        self, name: str, *, base_iri: str | None = None, description: str | None = None, exist_ok: bool = False
+        self,
+        name: str,
+        *,
+        base_iri: str | None = None,
+        description: str | None = None,
+        name_predicates: Sequence[str] | None = None,
+        exist_ok: bool = False,
     ) -> DatasetInfo:
         """Register a dataset (its graph appears with its first triple).
 
-        Raises ``DatasetError`` if it exists, or if ``base_iri`` is not an absolute IRI.
+        Raises ``DatasetError`` if it exists, or if ``base_iri`` is not an absolute IRI. With ``exist_ok`` an
+        existing dataset is returned; ``name_predicates``, when given, then replace its configured ones
+        (:meth:`set_name_predicates`).
         """
         check_dataset_name(name)
         if base_iri is not None:
@@ -90,14 +98,40 @@ class Catalog:
                 NamedNode(base_iri)
             except ValueError as exc:
                 raise DatasetError(f"invalid base IRI {base_iri!r}: {exc}", dataset=name) from None
+        predicates = check_name_predicates(name_predicates) if name_predicates is not None else None
         with self.sessions.begin() as session:
             row = session.scalar(select(Dataset).where(Dataset.name == name))
             if row is not None:
                 if not exist_ok:
                     raise DatasetError(f"dataset {name!r} already exists", dataset=name)
+                if predicates is not None:
+                    row.name_predicates = predicates or None
+                    session.flush()
                 return _info(row)
-            row = Dataset(name=name, graph_iri=dataset_graph(name).value, base_iri=base_iri, description=description)
+            row = Dataset(
+                name=name,
+                graph_iri=dataset_graph(name).value,
+                base_iri=base_iri,
+                description=description,
+                name_predicates=predicates or None,
+            )
             session.add(row)
+            session.flush()
+            return _info(row)
+
+    def set_name_predicates(self, name: str, predicates: Sequence[str]) -> DatasetInfo:
+        """Configure the predicates that name the nodes of ``name`` (IRIs, most preferred first; empty: back to
+        ``Settings.name_predicates``). The next index build reads them (:mod:`kgsvc.index.names`).
+
+        Raises
+        ------
+        DatasetError
+            When the dataset is unknown or a predicate is not an absolute IRI.
+        """
+        checked = check_name_predicates(predicates)
+        with self.sessions.begin() as session:
+            row = self._row(session, name)
+            row.name_predicates = checked or None
             session.flush()
             return _info(row)
 
@@ -295,12 +329,39 @@ class Catalog:
             return [_job(job) for job in session.scalars(query)]
 
 
+def check_name_predicates(predicates: Sequence[str]) -> list[str]:
+    """``predicates`` as a list of absolute IRIs (duplicates dropped, order kept).
+
+    Raises
+    ------
+    DatasetError
+        Naming the first value that is not an absolute IRI.
+    """
+    if isinstance(predicates, str):
+        predicates = [predicates]
+    checked: list[str] = []
+    for predicate in predicates:
+        text = predicate.strip() if isinstance(predicate, str) else predicate
+        try:
+            iri = NamedNode(text).value
+        except (TypeError, ValueError):
+            iri = ""
+        if ":" not in iri:
+            raise DatasetError(
+                f"name predicate {predicate!r} is not an absolute IRI (e.g. http://dbpedia.org/ontology/name)"
+            )
+        if iri not in checked:
+            checked.append(iri)
+    return checked
+
+
 def _info(row: Dataset) -> DatasetInfo:
     return DatasetInfo(
         name=row.name,
         graph=row.graph_iri,
         base_iri=row.base_iri,
         description=row.description,
+        name_predicates=row.name_predicates,
         triples=row.triple_count,
         store_version=row.store_version,
         created_at=row.created_at,

@@ -30,6 +30,7 @@ class DatasetInfo(_Model):
     graph: str
     base_iri: str | None = None
     description: str | None = None
+    name_predicates: list[str] | None = None
     triples: int
     store_version: int
     created_at: dt.datetime

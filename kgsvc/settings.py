@@ -48,6 +48,11 @@ class Settings(BaseSettings):
     embedding_model: str | None = Field(
         default=None, description="Path of a sentence-transformers model folder; unset: bundled all-MiniLM-L6-v2."
     )
+    name_predicates: list[str] = Field(
+        default_factory=list,
+        description="IRIs of predicates that name nodes, preferred to rdfs:label and the discovered ones, for every "
+        'dataset without its own (JSON list, e.g. ["http://dbpedia.org/ontology/name"]; kgsvc.index.names).',
+    )
     auto_index: bool = Field(
         default=True, description="Rebuild a dataset's indexes (as a kgsvc.build_index job) after every change."
     )

@@ -42,6 +42,9 @@ class CreateDataset(BaseModel):
     name: str = Field(description="1-64 letters, digits, '_', '.', '-'")
     base_iri: str | None = None
     description: str | None = None
+    name_predicates: list[str] | None = Field(
+        default=None, description="IRIs of the predicates that name the nodes (kgsvc.index.names)"
+    )
 
 
 class AskRequest(BaseModel):
@@ -94,6 +97,11 @@ _CREATE_BODY = {
                         "file": {"type": "string", "format": "binary"},
                         "format": {"type": "string", "description": "ttl, nt, rdf, jsonld, tsv, csv, …"},
                         "base_iri": {"type": "string"},
+                        "name_predicate": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "IRIs of the predicates that name the nodes (repeat the field)",
+                        },
                     },
                 }
             },
@@ -124,7 +132,9 @@ async def create_dataset(request: Request) -> Response:
         except ValidationError as exc:
             raise ApiError(422, f"invalid dataset description: {exc}", error="ValidationError") from None
         info = await run_in_threadpool(
-            lambda: state.kg.catalog.create(spec.name, base_iri=spec.base_iri, description=spec.description)
+            lambda: state.kg.catalog.create(
+                spec.name, base_iri=spec.base_iri, description=spec.description, name_predicates=spec.name_predicates
+            )
         )
         state.changed()
         return JSONResponse(jsonable_encoder(info), status_code=201)
@@ -139,18 +149,26 @@ async def create_dataset(request: Request) -> Response:
         if not isinstance(upload, UploadFile) or not isinstance(name, str):
             raise ApiError(400, "the upload form needs a 'name' field and a 'file' part")
         fmt, base_iri = form.get("format"), form.get("base_iri")
+        names = [p for p in form.getlist("name_predicate") if isinstance(p, str) and p]
         result, created = await _load_upload(
             request,
             upload,
             name,
             format=fmt if isinstance(fmt, str) and fmt else None,
             base_iri=base_iri if isinstance(base_iri, str) and base_iri else None,
+            name_predicates=names or None,
         )
     return JSONResponse(jsonable_encoder(result), status_code=201 if created else 200)
 
 
 async def _load_upload(
-    request: Request, upload: UploadFile, name: str, *, format: str | None, base_iri: str | None
+    request: Request,
+    upload: UploadFile,
+    name: str,
+    *,
+    format: str | None,
+    base_iri: str | None,
+    name_predicates: list[str] | None = None,
 ) -> tuple[LoadResult, bool]:
     state = get_state(request)
     kg = state.kg
@@ -167,7 +185,9 @@ async def _load_upload(
             path.unlink()
             path = inflated
         try:
-            result = await run_in_threadpool(lambda: kg.load(path, dataset=name, format=format, base_iri=base_iri))
+            result = await run_in_threadpool(
+                lambda: kg.load(path, dataset=name, format=format, base_iri=base_iri, name_predicates=name_predicates)
+            )
         except IngestError as exc:
             if created and await run_in_threadpool(kg.catalog.exists, name):
                 await run_in_threadpool(kg.drop, name)

@@ -47,7 +47,19 @@ def load(
     dataset: Annotated[str, typer.Option("--dataset", "-n", help="Dataset name (created if new).")],
     format: Annotated[str | None, typer.Option("--format", "-f", help="Format, if not clear from the name.")] = None,
     base: Annotated[
-        str | None, typer.Option("--base", help="Base IRI (relative IRIs; minted triple-file IRIs).")
+        str | None,
+        typer.Option(
+            "--base",
+            help="Base IRI of relative IRIs and of minted triple-file IRIs (default: https://kgsvc.local/DATASET/).",
+        ),
+    ] = None,
+    name_predicate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--name-predicate",
+            help="IRI of a predicate whose literals name the nodes (repeatable; preferred to rdfs:label and the "
+            "names discovered in the data). Kept for the dataset.",
+        ),
     ] = None,
     wait: Annotated[
         bool,
@@ -80,11 +92,14 @@ def load(
                     dataset=dataset,
                     format=format,
                     base_iri=base,
+                    name_predicates=name_predicate or None,
                     progress=lambda done, total: bar.update(task, completed=done, total=total),
                 )
             indexes = service.settings.auto_index
         else:
-            result = service.load(file, dataset=dataset, format=format, base_iri=base)
+            result = service.load(
+                file, dataset=dataset, format=format, base_iri=base, name_predicates=name_predicate or None
+            )
             indexes = bool(service.health().get("auto_index", True))
         console.print(_summary(file, dataset, result), highlight=False, soft_wrap=True)
         if not wait:

@@ -49,6 +49,9 @@ class Dataset(Base):
     graph_iri: Mapped[str] = mapped_column(String(512))
     base_iri: Mapped[str | None] = mapped_column(String(512), nullable=True)
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: IRIs of the predicates that name this dataset's nodes, preferred to every other label (issue 18);
+    #: ``None``: ``Settings.name_predicates``.
+    name_predicates: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
     store_version: Mapped[int] = mapped_column(Integer, default=0)
     triple_count: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

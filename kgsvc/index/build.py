@@ -27,6 +27,12 @@ is kept (queries that opened it finish on it) and every older version is marked 
 server collections) deleted. Idempotent: when the newest complete version
 already covers the requested ``store_version``, nothing is built.
 
+Only names of nodes and relations (up to :data:`kgsvc.index.names.EMBED_MAX_CHARS` characters) and short literals
+(up to :data:`~kgsvc.index.names.LITERAL_EMBED_MAX_CHARS`) are embedded; any other text (a description) gets the
+zero vector (:func:`kgsvc.index.names.encode_bounded`). The
+dataset's configured name predicates (``DatasetInfo.name_predicates``, else ``Settings.name_predicates``) choose
+its labels (:mod:`kgsvc.index.names`).
+
 Incremental: a build embeds only the label texts the previous complete version did not have (same model); the
 other rows are copied from that version's ``*_vectors.npy``. Embedding dominates the cost of a build, so a small
 change (a few new entities) costs the label pass, the snapshot and the vector inserts, not a re-embedding; the
@@ -56,6 +62,7 @@ from kgsvc.errors import IndexError_, StoreError
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import searched_exactly
 from kgsvc.index.labels import DEFAULT_LANGUAGES, LABEL_PREDICATES, LabelTables, extract_labels
+from kgsvc.index.names import embedded, encode_bounded
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
@@ -219,9 +226,10 @@ def build_index(
         version = catalog.begin_index_version(dataset, store_version=info.store_version)
         folder = catalog.index_path(dataset, version)
         previous = catalog.index_path(dataset, current.version) if current is not None else None
+        names = tuple(info.name_predicates or settings.name_predicates)
         try:
             counts, metrics = _build(
-                store, settings, info.graph, dataset, version, folder, embedder, languages, previous
+                store, settings, info.graph, dataset, version, folder, embedder, languages, previous, names
             )
         except BaseException as exc:
             catalog.finish_index_version(dataset, version, error=f"{type(exc).__name__}: {exc}")
@@ -266,6 +274,7 @@ def _build(
     embedder: Embedder | None,
     languages: tuple[str, ...],
     previous: Path | None,
+    name_predicates: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted build with this number
     folder.mkdir(parents=True)
@@ -273,17 +282,21 @@ def _build(
     stages = _Stages()
     started = time.perf_counter()
     with stages.stage("labels"):
-        tables = extract_labels(store, graph, languages=languages)
+        tables = extract_labels(store, graph, languages=languages, name_predicates=name_predicates)
         _write_tables(folder, tables)
     faults.kill_point("index-mid-build")
     with stages.stage("embedding"):
-        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS)
-        relation_vectors, relation_reused = _embed(embedder, tables.relation_texts, previous, RELATION_LABELS)
+        names = {label for term, label in zip(tables.node_terms, tables.node_labels, strict=True) if term[0] != '"'}
+        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS, names)
+        relation_vectors, relation_reused = _embed(
+            embedder, tables.relation_texts, previous, RELATION_LABELS, set(tables.relation_texts)
+        )
         np.save(folder / embeddings_file(NODE_LABELS), node_vectors, allow_pickle=False)
         np.save(folder / embeddings_file(RELATION_LABELS), relation_vectors, allow_pickle=False)
     reused = node_reused + relation_reused
     stages.metrics["reused_texts"] = reused
     stages.metrics["embedded_texts"] = len(tables.node_texts) + len(tables.relation_texts) - reused
+    stages.metrics["unembedded_texts"] = sum(1 for text in tables.node_texts if not embedded(text, names))
     with stages.stage("vectors"):
         if settings.qdrant_url:
             backend: dict[str, Any] = {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"}
@@ -325,7 +338,7 @@ def _build(
 
 
 def _embed(
-    embedder: Embedder, texts: list[str], previous: Path | None, collection: str
+    embedder: Embedder, texts: list[str], previous: Path | None, collection: str, names: set[str]
 ) -> tuple[npt.NDArray[np.float32], int]:
     """Embeddings of ``texts``, reusing the rows of the previous version's embeddings of ``collection`` for the
     texts it had (when it was built with the same model); returns them and how many rows were reused.
@@ -334,7 +347,7 @@ def _embed(
     """
     old_texts, old_vectors = _previous_vectors(embedder, previous, collection)
     if not old_texts:
-        return embedder.encode(texts), 0
+        return encode_bounded(embedder.encode, texts, dimension=embedder.dimension, names=names), 0
     row_of = {text: i for i, text in enumerate(old_texts)}
     hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
     new = [i for i, t in enumerate(texts) if t not in row_of]
@@ -343,7 +356,9 @@ def _embed(
         at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
         vectors[at] = old_vectors[rows]
     if new:
-        vectors[new] = embedder.encode([texts[i] for i in new])
+        vectors[new] = encode_bounded(
+            embedder.encode, [texts[i] for i in new], dimension=embedder.dimension, names=names
+        )
     return vectors, len(hits)
 
 

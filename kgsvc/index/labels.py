@@ -1,17 +1,21 @@
 """Label and term tables of a dataset: dense node/relation ids, their RDF terms and their texts (DESIGN §3).
 
-:func:`extract_labels` reads a dataset graph with two SPARQL queries (``sparql/labels_triples.rq``: every triple;
-``sparql/labels_candidates.rq``: every label literal) and returns a :class:`LabelTables`:
+:func:`extract_labels` reads a dataset graph with SPARQL (``sparql/labels_triples.rq``: every triple; then the
+literals of the dataset's name predicates, chosen by :func:`kgsvc.index.names.name_plan`) and returns a
+:class:`LabelTables`:
 
 * **Nodes** are the distinct subjects and objects, literals in object position included (a literal is one node
   per distinct RDF term, so ``"1999"^^xsd:gYear`` shared by many films is one node). Node ids are dense:
   IRIs and blank nodes first, then literals, each group sorted by N-Triples text — so builds are reproducible
   and, among nodes sharing a label, entities come before literals.
 * **Relations** are the distinct predicates (labelling predicates and ``rdf:type`` included), sorted by IRI.
-* **Texts**: a term's text is its best label literal — language preference first (default: ``en`` (or
-  ``en-*``), then no language tag, then any), then predicate order ``rdfs:label``, ``skos:prefLabel``,
-  ``schema:name``, ``foaf:name``, then the smallest lexical form — else its IRI local name humanised
-  (:func:`humanize`). A literal's text is its lexical form; a blank node without label has the text ``""``.
+* **Texts**: a term's text is its best name (:mod:`kgsvc.index.names`) — the dataset's configured name
+  predicates, then ``rdfs:label``, ``skos:prefLabel``, ``schema:name``, ``foaf:name``, then name predicates
+  discovered in the data, then a given + family name pair; among literals of one rank, language preference
+  first (default: ``en`` (or ``en-*``), then no language tag, then any), then the smallest lexical form. Without
+  one, a node's IRI name read faithfully (:func:`kgsvc.index.names.iri_name`: ``R.E.M.``, ``Paul McCartney``),
+  a relation's or class's humanised (:func:`humanize`). A literal's text is its lexical form; a blank node
+  without label has the text ``""``.
 * **Distinct texts**: nodes sharing a text share a *text id* (``node_text_ids``), likewise relations; the
   vector indexes hold one point per distinct text.
 
@@ -32,10 +36,19 @@ from urllib.parse import unquote
 import numpy as np
 import numpy.typing as npt
 
+from kgsvc.index.names import best_names, candidates_query, iri_name, name_plan
 from kgsvc.queries import load_query
 from kgsvc.store import Literal, QuerySolutions, Store
 
-__all__ = ["DEFAULT_LANGUAGES", "LABEL_PREDICATES", "LabelTables", "extract_labels", "humanize", "tables_from_triples"]
+__all__ = [
+    "DEFAULT_LANGUAGES",
+    "LABEL_PREDICATES",
+    "RDF_TYPE",
+    "LabelTables",
+    "extract_labels",
+    "humanize",
+    "tables_from_triples",
+]
 
 #: The labelling predicates, most preferred first (both schema.org spellings).
 LABEL_PREDICATES: tuple[str, ...] = (
@@ -45,6 +58,7 @@ LABEL_PREDICATES: tuple[str, ...] = (
     "https://schema.org/name",
     "http://xmlns.com/foaf/0.1/name",
 )
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 #: Default language preference: English, then untagged; any other language comes after these.
 DEFAULT_LANGUAGES: tuple[str, ...] = ("en", "")
 
@@ -115,7 +129,14 @@ class LabelTables:
         return len(self.relation_terms)
 
 
-def extract_labels(store: Store, graph: str, *, languages: Sequence[str] = DEFAULT_LANGUAGES) -> LabelTables:
+def extract_labels(
+    store: Store,
+    graph: str,
+    *,
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
+    name_predicates: Sequence[str] = (),
+    discovery: bool = True,
+) -> LabelTables:
     """Read the triples and labels of ``graph`` from ``store`` and build the :class:`LabelTables`.
 
     Parameters
@@ -127,6 +148,11 @@ def extract_labels(store: Store, graph: str, *, languages: Sequence[str] = DEFAU
     languages
         Language preference, most wanted first; ``""`` stands for "no language tag". A tag ``en`` also
         matches ``en-GB``. Languages not listed come after all listed ones.
+    name_predicates
+        The dataset's configured name predicates (IRIs), preferred to every other label
+        (:func:`kgsvc.index.names.name_plan`).
+    discovery
+        Also discover name predicates and given + family name pairs from the data (:mod:`kgsvc.index.names`).
 
     Returns
     -------
@@ -143,21 +169,12 @@ def extract_labels(store: Store, graph: str, *, languages: Sequence[str] = DEFAU
     """
     rows = cast(QuerySolutions, store.query(load_query("labels_triples"), default_graph=[graph]))
     triples = ((str(row[0]), str(row[1]), row[2]) for row in rows)
-    candidates = cast(QuerySolutions, store.query(load_query("labels_candidates"), default_graph=[graph]))
-    labels = _best_labels(((str(r[0]), r[1].value, r[2]) for r in candidates), languages)
+    plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES, discovery=discovery)
+    candidates = cast(QuerySolutions, store.query(candidates_query(plan), default_graph=[graph]))
+    labels = best_names(
+        ((str(r[0]), r[1].value, r[2]) for r in candidates), plan, lambda tag: _language_rank(tag, languages)
+    )
     return tables_from_triples(triples, labels)
-
-
-def _best_labels(rows: Iterable[tuple[str, str, Literal]], languages: Sequence[str]) -> dict[str, str]:
-    """Term (N-Triples) → its preferred label text among ``(term, predicate IRI, literal)`` rows."""
-    predicate_rank = {p: i for i, p in enumerate(LABEL_PREDICATES)}
-    best: dict[str, tuple[int, int, str]] = {}
-    for term, predicate, literal in rows:
-        key = (_language_rank(literal.language, languages), predicate_rank[predicate], literal.value)
-        current = best.get(term)
-        if current is None or key < current:
-            best[term] = key
-    return {term: key[2] for term, key in best.items()}
 
 
 def tables_from_triples(triples: Iterable[tuple[str, str, Any]], labels: dict[str, str]) -> LabelTables:
@@ -188,7 +205,8 @@ def tables_from_triples(triples: Iterable[tuple[str, str, Any]], labels: dict[st
     rel_remap = np.empty(len(relation_index), dtype=np.int64)
     for new, term in enumerate(relation_terms):
         rel_remap[relation_index[term]] = new
-    node_labels = [_text(term, labels, literal_text) for term in node_terms]
+    classes = _classes(relation_index, node_index, heads, rels, tails)
+    node_labels = [_text(term, labels, literal_text, faithful=term not in classes) for term in node_terms]
     relation_labels = [_text(term, labels, literal_text) for term in relation_terms]
     node_texts, node_text_ids = _distinct(node_labels)
     relation_texts, relation_text_ids = _distinct(relation_labels)
@@ -207,13 +225,26 @@ def tables_from_triples(triples: Iterable[tuple[str, str, Any]], labels: dict[st
     )
 
 
-def _text(term: str, labels: dict[str, str], literal_text: dict[str, str]) -> str:
+def _classes(
+    relation_index: dict[str, int], node_index: dict[str, int], heads: list[int], rels: list[int], tails: list[int]
+) -> set[str]:
+    """N-Triples text of the nodes used as classes (objects of ``rdf:type``): their IRI names are humanised."""
+    rdf_type = relation_index.get(f"<{RDF_TYPE}>")
+    if rdf_type is None:
+        return set()
+    ids = {t for r, t in zip(rels, tails, strict=True) if r == rdf_type}
+    return {term for term, i in node_index.items() if i in ids}
+
+
+def _text(term: str, labels: dict[str, str], literal_text: dict[str, str], *, faithful: bool = False) -> str:
+    """A term's label; without one an IRI's name: faithful for nodes (:func:`kgsvc.index.names.iri_name`),
+    humanised for relations and classes (``directed_by`` → ``directed by``, ``NobelPrize`` → ``Nobel Prize``)."""
     if term in labels:
         return labels[term]
     if term.startswith('"'):
         return literal_text[term]
     if term.startswith("<"):
-        return humanize(term[1:-1])
+        return iri_name(term[1:-1]) if faithful else humanize(term[1:-1])
     return ""  # an unlabelled blank node
 
 

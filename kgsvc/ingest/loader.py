@@ -144,7 +144,9 @@ def load_file(
     fmt
         Format name, extension or media type; ``None`` to take it from the file name.
     base_iri
-        Base for relative IRIs in RDF files.
+        Base for relative IRIs in RDF files; ``None``: ``entity_base``, the base kgsvc mints the dataset's IRIs
+        under (``https://kgsvc.local/{dataset}/`` unless the dataset has its own), so a file of relative IRIs
+        (``<Christopher_A._Sims>``) loads as ``<https://kgsvc.local/nobel/Christopher_A._Sims>``.
     entity_base
         Base of the IRIs minted for plain triple files (``…/entity/…``, ``…/relation/…``).
     bulk_threshold
@@ -158,8 +160,7 @@ def load_file(
     """
     file = str(path)
     check_base_iri(entity_base, file=file)
-    if base_iri is not None:
-        check_base_iri(base_iri, file=file)
+    base_iri = check_base_iri(entity_base if base_iri is None else base_iri, file=file)
     if not path.is_file():
         raise IngestError("no such file", file=file)
     detected = detect_format(path, fmt)

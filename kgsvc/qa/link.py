@@ -13,6 +13,21 @@ unlinked, and only when no *specific* mention was found yet (the fallbacks are m
    ``vector_max_distance`` (true L2 of normalised MiniLM vectors), so an entity absent from the KG stays unlinked
    instead of being replaced by its nearest neighbour.
 
+**Names as people write them** (issue 18): besides its label, a node is found by its *aliases* (:func:`aliases`):
+the label without a trailing qualifier in parentheses (``Queen (band)`` → ``Queen``; the qualifier's words and the
+node's type words found in the question, then its degree, choose among homonyms), without middle names or
+initials (``Linda B. Buck`` → ``Linda Buck``, ``Emil Theodor Kocher`` → ``Theodor Kocher``) and without a subtitle
+after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``). An alias match scores
+0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``; with
+nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
+words equal a label's but for at most one word each way, order free, sharing a number or at least three words
+(``2011 Nobel Prize in economics`` → ``Nobel 2011 economics``).
+
+**Class nouns** (:class:`TypeMention`): a span equal to a class label (a node used as an ``rdf:type`` object) or
+its plural, or to a common noun of :data:`COMMON_NOUNS` (after ``the``/``a``/``an``, written in lower case), is
+not an entity: :meth:`EntityLinker.link_types` returns it as a type constraint (with the class nodes, if any) so
+that the pipeline filters answers by ``rdf:type`` instead of answering about the class node.
+
 Every mention's score is multiplied by its **specificity**: ``1 / (1 + 40 · rate)`` where ``rate`` is how often
 the mention's words occur in the dataset's exemplar questions with their entities masked (template words such
 as "director" or "film" are frequent there), or a small stop-word list when there are no exemplars.
@@ -22,17 +37,29 @@ Entry points: :meth:`LabelIndex.build` once per dataset, then :meth:`EntityLinke
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import ahocorasick
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
 
-__all__ = ["STOPWORDS", "EntityLinker", "LabelIndex", "LinkedSpan", "fold"]
+__all__ = [
+    "COMMON_NOUNS",
+    "STOPWORDS",
+    "EntityLinker",
+    "LabelIndex",
+    "LinkResult",
+    "LinkedSpan",
+    "TypeMention",
+    "aliases",
+    "fold",
+]
 
 #: Words that never make a mention on their own (used for n-gram filtering and as the default "common" test).
 STOPWORDS = frozenset(
@@ -43,6 +70,19 @@ STOPWORDS = frozenset(
     very was we were what when where which while who whom why will with would you your 's name names tell give list
     also share shares shared""".split()
 )
+
+#: Generic nouns that name a kind of thing, never one entity when written in lower case ("the band", "albums").
+COMMON_NOUNS = frozenset(
+    """album band song film movie book person people country city place prize award company organisation
+    organization group team artist singer record track player university institution laureate winner
+    researcher scientist writer author actor director""".split()
+)
+_DETERMINERS = ("the ", "a ", "an ")
+_QUALIFIED = re.compile(r"^(?P<name>.+?)\s*\((?P<qualifier>[^()]+)\)$")
+_SUBTITLE = re.compile(r"^(?P<name>.+?)(?:\s+-\s+|:\s+).+$")
+_PLACE = re.compile(r"^(?P<name>[^,]+),\s+[^,]+$")
+_NAME_TOKEN = re.compile(r"^[A-Z\u00c0-\u024f][\w'\u2019-]*\.?$")
+_NUMBER = re.compile(r"^\d+$")
 
 _WORD = re.compile(r"\w+(?:[-'.]\w+)*", re.UNICODE)
 
@@ -80,6 +120,71 @@ def _is_boundary(text: str, start: int, end: int) -> bool:
     return not (before.isalnum() and text[start].isalnum()) and not (after.isalnum() and text[end - 1].isalnum())
 
 
+def aliases(label: str) -> list[tuple[str, str]]:
+    """The aliases of a label (module docstring) as ``(alias, qualifier)``; the qualifier is ``""`` but for a
+    parenthesised one.
+
+    >>> aliases("Queen (band)"), aliases("Linda B. Buck"), aliases("Technion - Israel Institute of Technology")
+    ([('Queen', 'band')], [('Linda Buck', '')], [('Technion', '')])
+    >>> aliases("Emil Theodor Kocher")
+    [('Emil Kocher', ''), ('Theodor Kocher', '')]
+    """
+    found: list[tuple[str, str]] = []
+    m = _QUALIFIED.match(label)
+    if m:
+        found.append((m.group("name"), m.group("qualifier")))
+        label = m.group("name")
+    m = _SUBTITLE.match(label) or _PLACE.match(label)
+    if m and len(m.group("name")) >= 2:
+        found.append((m.group("name"), ""))
+    tokens = label.split()
+    if 3 <= len(tokens) <= 5 and all(_NAME_TOKEN.match(t) for t in tokens) and not tokens[-1].endswith("."):
+        last = tokens[-1]
+        for token in tokens[:-1]:
+            if not token.endswith(".") and len(token) > 1:
+                found.append((f"{token} {last}", ""))
+    return [(a, q) for a, q in dict.fromkeys(found) if (a != label or q) and not _all_stopwords(a)]
+
+
+def _all_stopwords(text: str) -> bool:
+    return all(w in STOPWORDS for w in _key(text).split())
+
+
+def _forms(words: Iterable[str]) -> set[str]:
+    """Each word and its plural (``-s``, ``-es``, ``-y`` → ``-ies``)."""
+    out = set()
+    for word in words:
+        out.add(word)
+        if word.endswith("y") and not word.endswith(("ay", "ey", "oy", "uy")):
+            out.add(word[:-1] + "ies")
+        elif word.endswith(("s", "x", "ch", "sh")):
+            out.add(word + "es")
+        else:
+            out.add(word + "s")
+    return out
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+@dataclass(frozen=True, slots=True)
+class TypeMention:
+    """A question span naming a kind of thing (module docstring): ``classes`` are the class nodes it names
+    (empty for a common noun that is no class label of the dataset)."""
+
+    text: str
+    start: int
+    end: int
+    classes: tuple[int, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class LinkedSpan:
     """A linked question span: ``nodes`` are ``(node id, score, label distance)`` best first."""
@@ -92,52 +197,147 @@ class LinkedSpan:
     nodes: tuple[tuple[int, float, float], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class LinkResult:
+    """What :meth:`EntityLinker.link_types` found: entity spans and type constraints, each in question order."""
+
+    spans: list[LinkedSpan]
+    types: list[TypeMention]
+
+    @property
+    def classes(self) -> tuple[int, ...]:
+        """Every class node the question names (the answers' ``rdf:type`` constraint)."""
+        return tuple(dict.fromkeys(c for t in self.types for c in t.classes))
+
+
+def _key(text: str) -> str:
+    return " ".join(fold(text).split())
+
+
 @dataclass
 class LabelIndex:
-    """Folded node labels: an Aho-Corasick automaton and a key → node ids table (built by :meth:`build`)."""
+    """Folded node labels and aliases: an Aho-Corasick automaton and key → node ids tables (built by
+    :meth:`build`)."""
 
     labels: Sequence[str]
     keys: list[str] = field(default_factory=list)
     nodes_of_key: dict[str, list[int]] = field(default_factory=dict)
     automaton: ahocorasick.Automaton | None = None
+    alias_nodes: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    class_keys: dict[str, list[int]] = field(default_factory=dict)
+    degree: Sequence[int] | None = None
     _by_length: list[tuple[int, str]] = field(default_factory=list)
+    _by_word: dict[str, list[str]] = field(default_factory=dict)
+    _keys_by_length: list[str] = field(default_factory=list)
+    _lengths: list[int] = field(default_factory=list)
 
     @classmethod
-    def build(cls, labels: Sequence[str], *, min_length: int = 2) -> LabelIndex:
-        """Index the labels (``labels[i]`` is node ``i``'s text); labels shorter than ``min_length`` are skipped.
+    def build(
+        cls,
+        labels: Sequence[str],
+        *,
+        min_length: int = 2,
+        classes: Sequence[int] = (),
+        degree: Sequence[int] | None = None,
+    ) -> LabelIndex:
+        """Index the labels (``labels[i]`` is node ``i``'s text) and their aliases; labels shorter than
+        ``min_length`` are skipped. ``classes``: the class nodes (their labels and plurals make type mentions);
+        ``degree``: each node's number of edges (ties among homonyms go to the better connected).
 
         Notes
         -----
         O(total label length) time and memory; about 1 s and 100 MB for a million labels.
         """
-        index = cls(labels)
+        index = cls(labels, degree=degree)
         for node, label in enumerate(labels):
-            key = " ".join(fold(label).split())
+            key = _key(label)
             if len(key) < min_length:
                 continue
-            found = index.nodes_of_key.get(key)
-            if found is None:
-                index.nodes_of_key[key] = [node]
-            else:
-                found.append(node)
+            index.nodes_of_key.setdefault(key, []).append(node)
+            if label[:1].isupper() or label[:1].isdigit():
+                for alias, qualifier in aliases(label):
+                    alias_key = _key(alias)
+                    if len(alias_key) >= min_length:
+                        index.alias_nodes.setdefault(alias_key, []).append((node, _key(qualifier)))
+        for node in classes:
+            key = _key(labels[node])
+            if len(key) >= min_length:
+                index.class_keys.setdefault(key, []).append(node)
         automaton = ahocorasick.Automaton()
-        for key in index.nodes_of_key:
+        type_keys = {
+            f"{det}{form}" for det in ("", *_DETERMINERS) for form in _forms((*index.class_keys, *COMMON_NOUNS))
+        }
+        for key in {**index.nodes_of_key, **index.alias_nodes, **dict.fromkeys(type_keys)}:
             automaton.add_word(key, key)
-        if index.nodes_of_key:
+        if len(automaton):
             automaton.make_automaton()
         index.automaton = automaton
-        index.keys = sorted(index.nodes_of_key)
+        index.keys = sorted(index.nodes_of_key.keys() | index.alias_nodes.keys())
         index._by_length = sorted((len(k), k) for k in index.keys)
+        index._keys_by_length = [k for _, k in index._by_length]
+        index._lengths = [n for n, _ in index._by_length]
+        for key in index.nodes_of_key:
+            words = {w for w in key.split() if w not in STOPWORDS}
+            if len(words) >= 2:
+                for word in words:
+                    index._by_word.setdefault(word, []).append(key)
         return index
 
-    def keys_near_length(self, length: int, slack: float = 0.3) -> list[str]:
-        """Keys whose length is within ``slack`` (relative) of ``length``."""
-        lo, hi = int(length * (1 - slack)), int(length * (1 + slack)) + 1
-        import bisect
+    def nodes(self, key: str) -> list[int]:
+        """Nodes with label ``key``, then nodes with alias ``key`` (each once)."""
+        found = list(self.nodes_of_key.get(key, ()))
+        return found + [n for n, _ in self.alias_nodes.get(key, ()) if n not in set(found)]
 
-        a = bisect.bisect_left(self._by_length, (lo, ""))
-        b = bisect.bisect_right(self._by_length, (hi, "\uffff"))
-        return [k for _, k in self._by_length[a:b]]
+    def type_of(self, key: str) -> tuple[int, ...] | None:
+        """The class nodes a folded span names (``None``: it names no kind of thing); module docstring."""
+        bare = key
+        for det in _DETERMINERS:
+            if bare.startswith(det):
+                bare = bare[len(det) :]
+                break
+        for form in (bare, _singular(bare)):
+            if form in self.class_keys:
+                return tuple(self.class_keys[form])
+        if bare in COMMON_NOUNS or _singular(bare) in COMMON_NOUNS:
+            return ()
+        return None
+
+    def words_match(self, phrase: str) -> list[tuple[str, int]]:
+        """Label keys whose content words equal ``phrase``'s but for at most one word each way (module
+        docstring), with the number of shared words, best first."""
+        words = {w for w in phrase.split() if w not in STOPWORDS}
+        numbers = [w for w in words if _NUMBER.match(w)]
+        if len(words) < 2 or (not numbers and len(words) < 3):
+            return []
+        # a match shares every number, and all but at most one of the phrase's words: so it holds a number, or
+        # one of the two rarest words; only those posting lists are read
+        if numbers:
+            pool = numbers[:1]
+        else:
+            pool = sorted(words, key=lambda w: len(self._by_word.get(w, ())))[:2]
+        candidates = {key for word in pool for key in self._by_word.get(word, ())}
+        seen: dict[str, int] = {}
+        for key in candidates:
+            seen[key] = len(words & set(key.split()))
+        found = []
+        for key, shared in seen.items():
+            if shared < 2:
+                continue
+            label_words = {w for w in key.split() if w not in STOPWORDS}
+            if len(label_words - words) > 1 or len(words - label_words) > 1:
+                continue
+            every = {w for w in words | label_words if _NUMBER.match(w)}
+            if (every and not every <= (words & label_words)) or (not every and shared < 3):
+                continue
+            found.append((key, shared))
+        found.sort(key=lambda kv: (-kv[1], kv[0]))
+        return found
+
+    def keys_near_length(self, length: int, slack: float = 0.3) -> list[str]:
+        """Keys whose length is within ``slack`` (relative) of ``length`` (a slice of the keys sorted by length:
+        O(log keys + result))."""
+        lo, hi = int(length * (1 - slack)), int(length * (1 + slack)) + 1
+        return self._keys_by_length[bisect.bisect_left(self._lengths, lo) : bisect.bisect_right(self._lengths, hi)]
 
 
 @dataclass
@@ -152,12 +352,16 @@ class EntityLinker:
         The embedding model and the node-label vector search; without them the vector strategy is off.
     common_rate
         ``rate(folded phrase) -> float`` in [0, 1]: how often a phrase occurs in the exemplar questions.
+    context
+        ``context(node) -> text``: words about a node (its types' labels) that choose among homonyms of an
+        alias together with their qualifiers.
     """
 
     index: LabelIndex
     embed: Embed | None = None
     search: Search | None = None
     common_rate: Callable[[str], float] | None = None
+    context: Callable[[int], str] | None = None
     fuzzy_cutoff: float = 88.0
     vector_max_distance: float = 0.55
     max_ngram: int = 6
@@ -174,19 +378,24 @@ class EntityLinker:
         return 1.0 / (1.0 + 40.0 * rate)
 
     def link(self, question: str, *, strategies: Sequence[str] = ("exact", "fuzzy", "vector")) -> list[LinkedSpan]:
-        """The linked spans of ``question``, in question order.
+        """The linked entity spans of ``question``, in question order (:meth:`link_types`'s ``spans``)."""
+        return self.link_types(question, strategies=strategies).spans
+
+    def link_types(self, question: str, *, strategies: Sequence[str] = ("exact", "fuzzy", "vector")) -> LinkResult:
+        """The linked spans of ``question`` and the kinds of thing it names (module docstring).
 
         Parameters
         ----------
         question : str
             The question text.
         strategies : sequence of str
-            Which strategies may run: ``exact`` (includes normalised), ``fuzzy``, ``vector``.
+            Which strategies may run: ``exact`` (includes normalised, aliases, word sets and capitalised one-edit
+            typos), ``fuzzy``, ``vector``.
 
         Returns
         -------
-        list of LinkedSpan
-            Non-overlapping spans; empty when nothing links.
+        LinkResult
+            Non-overlapping entity spans (empty when nothing links) and type mentions.
 
         Notes
         -----
@@ -195,24 +404,47 @@ class EntityLinker:
         """
         folded = fold(question)
         spans: list[LinkedSpan] = []
+        types: list[TypeMention] = []
         if "exact" in strategies:
-            spans = self._exact(question, folded)
+            spans, types = self._exact(question, folded)
+            blocked = [LinkedSpan(t.text, t.start, t.end, "type", 0.0, ()) for t in types]
+            words = self._words(folded, question, [])
+            types = [t for t in types if not any(t.start < w.end and w.start < t.end for w in words)]
+            blocked = [LinkedSpan(t.text, t.start, t.end, "type", 0.0, ()) for t in types]
+            spans = _prefer_longer(spans, [w for w in words if not any(_overlaps(w, b) for b in blocked)])
+            typos = self._typos(folded, question, blocked, capitalised=True, covered=spans)
+            spans = _prefer_longer(spans, typos)
+        blocked = [*spans, *(LinkedSpan(t.text, t.start, t.end, "type", 0.0, ()) for t in types)]
         if any(s.score >= 0.5 for s in spans):
-            return spans
+            return LinkResult(spans, types)
         if "fuzzy" in strategies:
-            spans = _merge(spans, self._fuzzy(folded, question, spans))
+            spans = _merge(spans, self._typos(folded, question, blocked, capitalised=False))
+            spans = _merge(spans, self._fuzzy(folded, question, [*spans, *blocked]))
         if any(s.score >= 0.5 for s in spans):
-            return spans
+            return LinkResult(spans, types)
         if "vector" in strategies and self.embed is not None and self.search is not None:
-            spans = _merge(spans, self._vector(folded, question, spans))
-        return spans
+            spans = _merge(spans, self._vector(folded, question, [*spans, *blocked]))
+        return LinkResult(spans, types)
 
     # -- strategies ----------------------------------------------------------------------------------------------
 
-    def _exact(self, question: str, folded: str) -> list[LinkedSpan]:
+    def _rank(self, nodes: Sequence[int], question_words: set[str], qualifiers: dict[int, str]) -> list[int]:
+        """Homonyms best first: qualifier and type words found in the question, then degree, then id."""
+
+        def key(node: int) -> tuple[int, int, int]:
+            words = set(qualifiers.get(node, "").split())
+            if self.context is not None:
+                words |= set(_key(self.context(node)).split())
+            hits = len((words - STOPWORDS) & question_words)
+            degree = self.index.degree[node] if self.index.degree is not None else 0
+            return (-hits, -degree, node)
+
+        return sorted(nodes, key=key)
+
+    def _exact(self, question: str, folded: str) -> tuple[list[LinkedSpan], list[TypeMention]]:
         automaton = self.index.automaton
-        if automaton is None or not self.index.nodes_of_key:
-            return []
+        if automaton is None or not len(automaton):
+            return [], []
         found: list[tuple[int, int, str]] = []
         for end_index, key in automaton.iter(folded):
             start, end = end_index - len(key) + 1, end_index + 1
@@ -221,22 +453,92 @@ class EntityLinker:
         found.sort(key=lambda m: (-(m[1] - m[0]), m[0]))
         taken: list[tuple[int, int]] = []
         spans = []
+        types = []
+        question_words = {w for w in folded.split() if w not in STOPWORDS}
         for start, end, key in found:
             if any(start < b and a < end for a, b in taken):
                 continue
-            taken.append((start, end))
             text = question[start:end]
-            nodes = self.index.nodes_of_key[key]
-            exact = [n for n in nodes if self.index.labels[n] == text]
-            ranked = [(n, 1.0, 0.0) for n in exact] + [(n, 0.9, 0.0) for n in nodes if n not in set(exact)]
-            base = 1.0 if exact else 0.9
-            spans.append(
-                LinkedSpan(
-                    text, start, end, "exact" if exact else "normalised", base * self.specificity(key), tuple(ranked)
-                )
-            )
+            kind = self.index.type_of(key)
+            labelled = key in self.index.nodes_of_key or key in self.index.alias_nodes
+            if kind is not None and (kind or not labelled or text == text.lower()):
+                taken.append((start, end))
+                types.append(TypeMention(text, start, end, kind))
+                continue
+            if not labelled:
+                continue
+            taken.append((start, end))
+            nodes = self.index.nodes_of_key.get(key, [])
+            if nodes:
+                exact = [n for n in nodes if self.index.labels[n] == text]
+                rest = [n for n in nodes if n not in set(exact)]
+                ranked = [(n, 1.0, 0.0) for n in self._rank(exact, question_words, {})]
+                ranked += [(n, 0.9, 0.0) for n in self._rank(rest, question_words, {})]
+                base, method = (1.0, "exact") if exact else (0.9, "normalised")
+            else:
+                qualifiers = dict(self.index.alias_nodes[key])
+                ranked = [(n, 0.85, 0.0) for n in self._rank(list(qualifiers), question_words, qualifiers)]
+                base, method = 0.85, "alias"
+            spans.append(LinkedSpan(text, start, end, method, base * self.specificity(key), tuple(ranked)))
         spans.sort(key=lambda s: s.start)
-        return spans
+        types.sort(key=lambda t: t.start)
+        return spans, types
+
+    def _words(self, folded: str, question: str, taken: Sequence[LinkedSpan]) -> list[LinkedSpan]:
+        """Word-set matches (module docstring) of the n-grams outside ``taken``."""
+        hits: list[tuple[tuple[int, int, int], LinkedSpan]] = []
+        for start, end in self._ngrams(folded, taken):
+            phrase = " ".join(folded[start:end].split())
+            found = self.index.words_match(phrase)
+            if not found:
+                continue
+            best = found[0][1]
+            keys = [k for k, shared in found if shared == best]
+            nodes = self._rank([n for k in keys for n in self.index.nodes_of_key[k]], set(), {})
+            extra = len({w for w in phrase.split() if w not in STOPWORDS}) - best
+            score = 0.9 * self.specificity(phrase)
+            span = LinkedSpan(question[start:end], start, end, "words", score, tuple((n, 0.9, 0.0) for n in nodes))
+            hits.append(((-best, extra, -(end - start)), span))
+        chosen: list[LinkedSpan] = []
+        for _, span in sorted(hits, key=lambda h: h[0]):
+            if all(span.end <= c.start or c.end <= span.start for c in chosen):
+                chosen.append(span)
+        return sorted(chosen, key=lambda s: s.start)
+
+    def _typos(
+        self,
+        folded: str,
+        question: str,
+        taken: Sequence[LinkedSpan],
+        *,
+        capitalised: bool,
+        covered: Sequence[LinkedSpan] = (),
+    ) -> list[LinkedSpan]:
+        """N-grams one edit (Levenshtein) away from exactly one key; only capitalised ones when ``capitalised``."""
+        hits: list[LinkedSpan] = []
+        for start, end in self._ngrams(folded, taken):
+            if capitalised and not (question[start].isupper() and _last_word_capitalised(question[start:end])):
+                continue
+            if any(s.start <= start and end <= s.end for s in covered):
+                continue  # inside a linked span: it could never replace it
+            phrase = " ".join(folded[start:end].split())
+            if len(phrase) < 5:
+                continue
+            near = process.extract(
+                phrase,
+                self.index.keys_near_length(len(phrase), slack=0.2),
+                scorer=Levenshtein.distance,
+                score_cutoff=1,
+                limit=2,
+            )
+            if len(near) != 1 or near[0][1] != 1:
+                continue
+            nodes = self._rank(self.index.nodes(near[0][0]), set(), {})
+            score = 0.8 * self.specificity(phrase)
+            hits.append(
+                LinkedSpan(question[start:end], start, end, "fuzzy", score, tuple((n, 0.8, 0.0) for n in nodes))
+            )
+        return _non_overlapping(hits)
 
     def _ngrams(self, folded: str, taken: Sequence[LinkedSpan]) -> list[tuple[int, int]]:
         words = [(m.start(), m.end()) for m in _WORD.finditer(folded)]
@@ -267,7 +569,7 @@ class EntityLinker:
                 continue
             nodes: list[tuple[int, float, float]] = []
             for key, score, _ in best:
-                for n in self.index.nodes_of_key[key]:
+                for n in self.index.nodes(key):
                     nodes.append((n, score / 100.0, 0.0))
             top = best[0][1] / 100.0
             score = 0.8 * top * self.specificity(phrase)
@@ -301,6 +603,28 @@ def _non_overlapping(spans: list[LinkedSpan]) -> list[LinkedSpan]:
         if all(span.end <= c.start or c.end <= span.start for c in chosen):
             chosen.append(span)
     return sorted(chosen, key=lambda s: s.start)
+
+
+def _last_word_capitalised(text: str) -> bool:
+    words = text.split()
+    return bool(words) and words[-1][:1].isupper()
+
+
+def _overlaps(a: LinkedSpan, b: LinkedSpan) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _prefer_longer(spans: list[LinkedSpan], longer: list[LinkedSpan]) -> list[LinkedSpan]:
+    """``spans`` with each span of ``longer`` that contains the spans it overlaps replacing them."""
+    out = list(spans)
+    for span in longer:
+        overlapping = [s for s in out if s.start < span.end and span.start < s.end]
+        if all(
+            span.start <= s.start and s.end <= span.end and (s.end - s.start) < (span.end - span.start)
+            for s in overlapping
+        ):
+            out = [s for s in out if s not in overlapping] + [span]
+    return sorted(out, key=lambda s: s.start)
 
 
 def _merge(first: list[LinkedSpan], more: list[LinkedSpan]) -> list[LinkedSpan]:

@@ -62,7 +62,7 @@ import numpy as np
 
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
-from kgsvc.index.labels import LABEL_PREDICATES
+from kgsvc.index.labels import LABEL_PREDICATES, RDF_TYPE
 from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
@@ -141,13 +141,47 @@ class QuestionAnswerer:
         """The entity linker over the graph's node labels (built once)."""
         if self._linker is None:
             rate = self.exemplars.common_rate if self.exemplars is not None and len(self.exemplars) else None
+            snapshot, type_relation = self.graph.snapshot, self._type_relation()
+            classes: list[int] = []
+            if type_relation is not None:
+                is_type = np.asarray(snapshot.triple_relations) == type_relation
+                classes = np.unique(np.asarray(snapshot.triple_tails)[is_type]).tolist()
             self._linker = EntityLinker(
-                LabelIndex.build(self.graph.node_labels),
+                LabelIndex.build(self.graph.node_labels, classes=classes, degree=np.diff(snapshot.indptr).tolist()),
                 embed=self.graph.embed if self.graph.search_nodes is not None else None,
                 search=self.graph.search_nodes,
                 common_rate=rate,
+                context=self._type_words if type_relation is not None else None,
             )
         return self._linker
+
+    def _type_relation(self) -> int | None:
+        """The relation id of ``rdf:type`` in this graph, if it has one."""
+        term = f"<{RDF_TYPE}>"
+        return next((j for j, t in enumerate(self.graph.relation_terms) if t == term), None)
+
+    def _types(self, node: int) -> set[int]:
+        relation = self._type_relation()
+        if relation is None:
+            return set()
+        return set(self.graph.snapshot.neighbors_via(node, relation, outgoing=True).tolist())
+
+    def _type_words(self, node: int) -> str:
+        """The labels of ``node``'s types (the linker's homonym context)."""
+        return " ".join(self.graph.node_labels[t] for t in sorted(self._types(node)))
+
+    def _typed(self, answers: list[AnswerTerm], classes: Sequence[int]) -> list[AnswerTerm]:
+        """The answers whose ``rdf:type`` is one of ``classes`` (the question's class nouns: "which laureates");
+        all of them when none is, or the question names no class."""
+        if not classes or not answers:
+            return answers
+        wanted = set(classes)
+        kept = []
+        for answer in answers:
+            node = self.graph.node_id(f"<{answer.value}>") if answer.kind == "uri" else None
+            if node is not None and self._types(node) & wanted:
+                kept.append(answer)
+        return kept or answers
 
     @property
     def ranker(self) -> CandidateRanker:
@@ -180,7 +214,8 @@ class QuestionAnswerer:
         started = time.perf_counter()
         base: dict[str, Any] = {"question": question, "dataset": self.graph.name, "strategy": opts.strategy}
 
-        spans = self._prefer_entities(_main_spans(self.linker.link(question), opts.min_relative_score))
+        linked = self.linker.link_types(question)
+        spans = self._prefer_entities(_main_spans(linked.spans, opts.min_relative_score))
         mentions = [self._mention(s, opts) for s in spans]
         base["mentions"] = mentions
         timings["link"] = time.perf_counter() - started
@@ -246,6 +281,7 @@ class QuestionAnswerer:
         every = _rank_answers(matches, self.graph, exclude=())
         if every and (not answers or every[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
             answers = every
+        answers = self._typed(answers, linked.classes)  # "which laureates …": answers of that rdf:type
         text = self._answer_text(question, answers, evidence, opts)
         timings["answer"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - started
@@ -288,7 +324,10 @@ class QuestionAnswerer:
         names = [m.group(1) for m in _CAPITALISED.finditer(question) if m.start() > 0 or " " in m.group(1)]
         names = [n for n in names if n.casefold() not in STOPWORDS]
         if names:
-            return f"the entity {names[0]!r} is not in the dataset (no exact, fuzzy or vector match)"
+            return (
+                f"no node name or alias of the dataset matches {names[0]!r} "
+                "(exact, one-edit, fuzzy or vector match of the names)"
+            )
         return "no mention of an entity of the dataset was found in the question"
 
     # -- pattern: grounded candidates ----------------------------------------------------------------------------

@@ -69,12 +69,13 @@ class LinkCandidate(_Model):
 
 
 class Mention(_Model):
-    """A question span linked to KG nodes; ``method``: ``exact``, ``normalised``, ``fuzzy`` or ``vector``."""
+    """A question span linked to KG nodes; ``method``: ``exact``, ``normalised``, ``alias`` (a label without its
+    qualifier or middle names), ``words`` (the same words in another order), ``fuzzy`` or ``vector``."""
 
     text: str
     start: int
     end: int
-    method: Literal["exact", "normalised", "fuzzy", "vector"]
+    method: Literal["exact", "normalised", "alias", "words", "fuzzy", "vector"]
     score: float
     candidates: list[LinkCandidate] = Field(default_factory=list)
 

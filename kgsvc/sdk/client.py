@@ -10,6 +10,7 @@ The constructor does no I/O; the HTTP connection pool opens on the first call.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,25 +113,46 @@ class Client:
     # -- data -----------------------------------------------------------------------------------------------
 
     def load(
-        self, path: str | Path, *, dataset: str, format: str | None = None, base_iri: str | None = None
+        self,
+        path: str | Path,
+        *,
+        dataset: str,
+        format: str | None = None,
+        base_iri: str | None = None,
+        name_predicates: Sequence[str] | None = None,
     ) -> LoadResult:
         """Upload one file into ``dataset`` (created if new); all or nothing on the server.
 
+        ``name_predicates`` (IRIs) become the dataset's configured name predicates (``KG.load``).
         Raises ``IngestError`` for a rejected file (its name, line and column), ``DatasetError`` for a bad name.
         """
         path = Path(path)
-        fields = {"name": dataset}
+        fields: dict[str, str | list[str]] = {"name": dataset}
         if format:
             fields["format"] = format
         if base_iri:
             fields["base_iri"] = base_iri
+        if name_predicates:
+            fields["name_predicate"] = list(name_predicates)
         with path.open("rb") as handle:
             response = self._request("POST", "/datasets", data=fields, files={"file": (path.name, handle)})
         return LoadResult.model_validate_json(response.content)
 
-    def create(self, name: str, *, base_iri: str | None = None, description: str | None = None) -> DatasetInfo:
+    def create(
+        self,
+        name: str,
+        *,
+        base_iri: str | None = None,
+        description: str | None = None,
+        name_predicates: Sequence[str] | None = None,
+    ) -> DatasetInfo:
         """Register an empty dataset. Raises ``DatasetError`` if it exists or the name is invalid."""
-        body = {"name": name, "base_iri": base_iri, "description": description}
+        body = {
+            "name": name,
+            "base_iri": base_iri,
+            "description": description,
+            "name_predicates": list(name_predicates) if name_predicates is not None else None,
+        }
         return DatasetInfo.model_validate_json(self._request("POST", "/datasets", json=body).content)
 
     def sparql(self, query: str, *, dataset: str | None = None) -> SparqlResult:

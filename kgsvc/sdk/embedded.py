@@ -179,8 +179,14 @@ class KG:
         progress: Callable[[int, int | None], None] | None = None,
         replace: bool = False,
         job_id: str | None = None,
+        name_predicates: Sequence[str] | None = None,
     ) -> LoadResult:
         """Load one file into ``dataset`` (created if new); all or nothing.
+
+        Relative IRIs of an RDF file resolve against ``base_iri``, by default the base kgsvc mints the
+        dataset's IRIs under: ``https://kgsvc.local/{dataset}/`` (or the dataset's own ``base_iri``).
+        ``name_predicates`` (IRIs), when given, become the dataset's configured name predicates
+        (:meth:`set_name_predicates`) before the index is rebuilt.
 
         ``job_id`` names an existing job row to run under (as :meth:`submit_load` makes); else one is made.
 
@@ -195,7 +201,7 @@ class KG:
         """
         path = Path(path)
         created = not self.catalog.exists(dataset)
-        info = self.catalog.create(dataset, base_iri=base_iri, exist_ok=True)
+        info = self.catalog.create(dataset, base_iri=base_iri, name_predicates=name_predicates, exist_ok=True)
         entity_base = info.base_iri or base_iri or f"https://kgsvc.local/{dataset}/"
         job = job_id or self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
         target = f"{recovery.STAGING_GRAPH_PREFIX}{uuid.uuid4().hex}" if replace else info.graph
@@ -414,6 +420,20 @@ class KG:
 
     def stats(self, dataset: str) -> DatasetStats:
         return self.catalog.stats(dataset)
+
+    def set_name_predicates(self, dataset: str, predicates: Sequence[str]) -> DatasetInfo:
+        """Configure the predicates (IRIs, most preferred first) that name the nodes of ``dataset``; empty: back to
+        ``Settings.name_predicates`` and discovery (:mod:`kgsvc.index.names`). The dataset counts as changed, so
+        its index is rebuilt (at once with ``auto_index``).
+
+        Raises
+        ------
+        DatasetError
+            When the dataset is unknown or a predicate is not an absolute IRI.
+        """
+        info = self.catalog.set_name_predicates(dataset, predicates)
+        self.catalog.mark_changed(dataset, cause="names")
+        return info
 
     def drop(self, dataset: str) -> None:
         """Remove a dataset with its graph, metadata and indexes. Raises ``DatasetError`` if unknown."""

@@ -1,0 +1,109 @@
+"""Linking names as people write them (kgsvc.qa.link, issue 18) on a small untidy graph of our own.
+
+A real embedded KG holds the graph; its index is built for real and the question path's own linker reads it.
+Qualified IRIs (``Queen_(band)``), a custom name predicate, class nouns that are also entity names ("The Album",
+"The Band"), a percent-encoded IRI and a name with a middle initial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import kgsvc
+from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.link import aliases
+from kgsvc.qa.pipeline import QuestionAnswerer
+from kgsvc.settings import Settings
+
+EX = "http://example.org/"
+MUSIC = f"""
+@prefix ex: <{EX}> .
+@prefix : <{EX}music#> .
+@prefix foaf: <http://xmlns.com/foaf/0.1/> .
+
+ex:Queen_band a ex:Band ; :name "Queen (band)" .
+ex:Freddie_Mercury a ex:Artist ; :name "Freddie Mercury" ; ex:memberOf ex:Queen_band .
+ex:Brian_May a ex:Artist ; :name "Brian May" ; ex:memberOf ex:Queen_band .
+ex:Roger_Taylor a ex:Artist ; :name "Roger Taylor" ; ex:memberOf ex:Queen_band .
+ex:Queen_song a ex:Song ; :name "Queen (song)" ; ex:writer ex:David_Bowie .
+ex:David_Bowie a ex:Artist ; :name "David Bowie" .
+ex:Thriller a ex:Album ; :name "Thriller (Michael Jackson album)" ; ex:producer ex:Quincy_Jones ;
+    ex:artist ex:Michael_Jackson .
+ex:Billie_Jean a ex:Song ; :name "Billie Jean" ; ex:producer ex:Quincy_Jones ; ex:artist ex:Michael_Jackson .
+ex:Michael_Jackson a ex:Artist ; :name "Michael Jackson" .
+ex:Quincy_Jones a ex:Person ; foaf:givenName "Quincy" ; foaf:familyName "Jones" .
+ex:The_Album a ex:Album ; :name "The Album" ; ex:artist ex:ABBA .
+ex:The_Band a ex:Band ; :name "The Band" .
+ex:ABBA a ex:Band ; :name "ABBA" .
+ex:Linda_B._Buck a ex:Person ; foaf:givenName "Linda B." ; foaf:familyName "Buck" ; ex:born "1947" .
+<{EX}Thomas_C._S%C3%BCdhof> a ex:Person ; ex:born "1955" .
+"""
+
+
+@pytest.fixture(scope="module")
+def qa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuestionAnswerer]:
+    folder = tmp_path_factory.mktemp("linking")
+    source = folder / "music.ttl"
+    source.write_text(MUSIC, encoding="utf-8")
+    with kgsvc.KG.open(folder / "data", settings=Settings(auto_index=False)) as kg:
+        kg.load(source, dataset="music")
+        kg.build_index("music")
+        yield QuestionAnswerer(QAGraph.from_index(kg.index("music"), name="music"))
+
+
+def _top(qa: QuestionAnswerer, question: str) -> list[tuple[str, str]]:
+    """(span text, its first node's IRI local name) of every linked span."""
+    return [
+        (s.text, qa.graph.node_terms[s.nodes[0][0]].strip("<>").removeprefix(EX))
+        for s in qa.linker.link(question)
+        if s.nodes and s.score >= 0.2
+    ]
+
+
+def test_aliases_of_a_label() -> None:
+    assert aliases("Queen (band)") == [("Queen", "band")]
+    assert aliases("Thriller (Michael Jackson album)") == [("Thriller", "Michael Jackson album")]
+    assert ("Linda Buck", "") in aliases("Linda B. Buck")
+    assert aliases("Chicago, IL") == [("Chicago", "")]
+    assert aliases("the (x)") == []  # an alias made of stop words only is none
+
+
+def test_a_qualifier_is_an_alias_and_chooses_among_homonyms(qa: QuestionAnswerer) -> None:
+    assert ("Thriller", "Thriller") in _top(qa, "Who produced Thriller?")
+    assert ("Queen", "Queen_band") in _top(qa, "Who are the members of Queen?")  # better connected
+    assert ("Queen", "Queen_song") in _top(qa, "Who wrote the song Queen?")  # the qualifier's word
+
+
+def test_a_one_edit_typo_links_when_unambiguous(qa: QuestionAnswerer) -> None:
+    assert _top(qa, "who produced thriler") == [("thriler", "Thriller")]
+    assert ("Quincy Jone", "Quincy_Jones") in _top(qa, "What did Quincy Jone produce?")
+
+
+def test_names_without_middle_initials_and_percent_encoded_iris(qa: QuestionAnswerer) -> None:
+    assert ("Linda Buck", "Linda_B._Buck") in _top(qa, "When was Linda Buck born?")
+    assert ("Thomas C. Südhof", "Thomas_C._S%C3%BCdhof") in _top(qa, "When was Thomas C. Südhof born?")
+    assert ("Thomas Südhof", "Thomas_C._S%C3%BCdhof") in _top(qa, "When was Thomas Südhof born?")
+
+
+def test_class_nouns_constrain_the_type_instead_of_linking(qa: QuestionAnswerer) -> None:
+    found = qa.linker.link_types("Which albums did Quincy Jones produce?")
+    assert [s.text for s in found.spans if s.score >= 0.2] == ["Quincy Jones"]
+    assert [t.text for t in found.types] == ["albums"]
+    assert [qa.graph.node_terms[c] for c in found.classes] == [f"<{EX}Album>"]
+    for question in ("Who made the album?", "Who is in the band?"):
+        linked = qa.linker.link_types(question)
+        assert not any(s.nodes and s.score >= 0.2 for s in linked.spans), question  # not The Album, The Band
+        assert linked.types
+    answer = qa.ask("Which albums did Quincy Jones produce?")
+    assert answer.grounded
+    assert [a.value for a in answer.answers] == [f"{EX}Thriller"]  # the song Billie Jean is not an album
+    assert all(m.text != "albums" for m in answer.mentions)
+
+
+def test_a_name_that_matches_nothing_says_what_was_checked(qa: QuestionAnswerer) -> None:
+    answer = qa.ask("Who produced Bad Romance?")
+    assert not answer.grounded and answer.failed_stage == "linking"
+    assert answer.reason is not None and "no node name or alias of the dataset matches" in answer.reason
+    assert "is not in the dataset" not in answer.reason
