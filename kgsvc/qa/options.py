@@ -53,6 +53,10 @@ class QAOptions:
         The alignment posterior uses the exemplar vote as its prior, ``log(vote + align_vote_floor)`` (0: a uniform
         prior): order-blind votes still separate relations that the lexicon confuses. Measured the same for
         0.01–0.05 (docs/benchmarks.md).
+    w_zero : float
+        Weight of the zero-shot alignment of the question's words to the candidate's relation labels
+        (:mod:`kgsvc.qa.zeroshot`, no exemplars needed) and of the several phrasings in the similarity term;
+        0 turns both off.
     infer : bool
         Also propose one-hop candidates on edges the GNN predicts (:mod:`kgsvc.qa.pipeline`); needs a trained
         predictor.
@@ -82,6 +86,7 @@ class QAOptions:
     node_reuse: bool = True
     w_align: float = 1.0
     align_vote_floor: float = 0.05
+    w_zero: float = 1.0
     infer: bool = False
     infer_threshold: float | None = None
     infer_k: int = 5

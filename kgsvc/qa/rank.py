@@ -31,6 +31,7 @@ from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_k
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
+from kgsvc.qa.zeroshot import GraphLexicon, mark_returns, phrasings
 
 __all__ = ["CandidateRanker", "QuestionView", "RankedCandidate"]
 
@@ -75,6 +76,15 @@ class CandidateRanker:
     _lexicon: RelationLexicon | None = field(default=None, repr=False)
     _text_vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _phrases: frozenset[str] | None = field(default=None, repr=False)  # folded relation labels, for reading_order
+    _graph_lexicon: GraphLexicon | None = field(default=None, repr=False)
+
+    @property
+    def graph_lexicon(self) -> GraphLexicon:
+        """The zero-shot lexicon read off the graph's relation labels (:mod:`kgsvc.qa.zeroshot`; built once)."""
+        if self._graph_lexicon is None:
+            keys = sorted({relation_key(label) for label in self.graph.relation_labels})
+            self._graph_lexicon = GraphLexicon(embed=self.graph.embed, labels=keys)
+        return self._graph_lexicon
 
     @property
     def lexicon(self) -> RelationLexicon | None:
@@ -150,21 +160,33 @@ class CandidateRanker:
                 at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
                 raw[at] = self.alignment_scores(view.masked, [items[i][0][0] for i in at])
             aligned = _softmax(raw if prior is None else raw + prior) if self.lexicon is not None else aligned
+        zero = np.zeros(len(items), np.float64)
+        if opts.w_zero:
+            graph_lexicon = self.graph_lexicon
+            for mentions, view in masked_views.items():
+                at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
+                zero[at] = self.alignment_scores(view.masked, [items[i][0][0] for i in at], graph_lexicon)
+            zero /= graph_lexicon.beta
         priors = []
-        for (sig, used), vote, a in zip((key for key, _ in items), item_votes, aligned, strict=True):
+        for (sig, used), vote, a, z in zip((key for key, _ in items), item_votes, aligned, zero, strict=True):
             coverage = len(set(used)) / n_spans
             mention_score = sum(spans[m].score for m in set(used)) / n_spans
             hops = sum(len(p) for p in sig) - len(sig)
-            penalty = opts.hop_penalty if not views[used].votes else opts.hop_penalty / 5
-            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops + opts.w_align * a)
+            penalty = opts.hop_penalty if not views[used].votes and not opts.w_zero else opts.hop_penalty / 5
+            priors.append(
+                vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops + opts.w_align * a + opts.w_zero * z
+            )
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         top = order[: opts.embed_top]
         texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
-        vectors = self.vectors(texts)
+        variants = [[text, *self.phrasings(items[i][1])] if opts.w_zero else [text] for i, text in zip(top, texts)]
+        vectors = self.vectors([v for group in variants for v in group])
         ranked = []
-        for i, text, vec in zip(top, texts, vectors, strict=True):
+        at = 0
+        for i, text, group in zip(top, texts, variants, strict=True):
             (sig, used), c = items[i]
-            sim = float(vec @ views[used].vector)
+            sim = float((vectors[at : at + len(group)] @ views[used].vector).max())
+            at += len(group)
             ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, text))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
@@ -187,7 +209,16 @@ class CandidateRanker:
                     votes[voted] = votes.get(voted, 0.0) + w / total
         return QuestionView(masked, vector[0], votes)
 
-    def alignment_scores(self, masked: str, signatures: Sequence[Signature]) -> npt.NDArray[np.float64]:
+    def phrasings(self, candidate: CandidatePattern) -> list[str]:
+        """Texts of ``candidate`` from its relation labels (:func:`kgsvc.qa.zeroshot.phrasings`), branch by
+        branch; a conjunction's branch texts are joined with "and"."""
+        labels = self.graph.relation_labels
+        per_branch = [phrasings([(labels[r], out) for r, out in b.steps]) for b in candidate.branches]
+        return [" and ".join(texts) for texts in zip(*per_branch, strict=True)]
+
+    def alignment_scores(
+        self, masked: str, signatures: Sequence[Signature], lexicon: RelationLexicon | None = None
+    ) -> npt.NDArray[np.float64]:
         """Log-likelihood of each signature's relation steps under the order-aware lexicon (:mod:`kgsvc.qa.align`)
         given the words of ``masked``; zeros without exemplars. The ranking turns them into the posterior
         ``P(signature | question)`` with a softmax over all candidates, plus the exemplar votes as log prior. A
@@ -197,13 +228,18 @@ class CandidateRanker:
         -----
         O(candidates · words · hops²) time; each distinct step path is aligned once per question view.
         """
-        lexicon = self.lexicon
+        lexicon = lexicon or self.lexicon
         if lexicon is None or not signatures:
             return np.zeros(len(signatures), np.float64)
         tokens, masks = question_tokens(masked)
         if self._phrases is None:
             self._phrases = frozenset(" ".join(fold(label).split()) for label in self.graph.relation_labels)
-        words = [(tokens[i], g) for i, g in reading_order(tokens, masks, phrases=self._phrases)]
+        zero_shot = isinstance(lexicon, GraphLexicon)
+        order = reading_order(tokens, masks, phrases=self._phrases, trailing=zero_shot)
+        words = [(tokens[i], g) for i, g in order]
+        if zero_shot:
+            lexicon.prepare([w for w, _ in words], sorted({s[0] for sig in signatures for p in sig for s in p}))
+            signatures = [tuple(mark_returns(path) for path in sig) for sig in signatures]
         score = lexicon.scorer(words)
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
