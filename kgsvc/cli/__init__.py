@@ -5,7 +5,7 @@ Exit codes: 0 success, 1 a kgsvc error (bad input, unknown dataset, bad query), 
 
 from __future__ import annotations
 
-from kgsvc.cli import ask, data, demo, eval, serve, similar  # noqa: F401  (they register their commands)
+from kgsvc.cli import ask, data, demo, eval, exemplars, serve, similar  # noqa: F401  (they register their commands)
 from kgsvc.cli._app import app
 
 __all__ = ["app"]

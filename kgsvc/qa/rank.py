@@ -235,16 +235,17 @@ class CandidateRanker:
         if self._phrases is None:
             self._phrases = frozenset(" ".join(fold(label).split()) for label in self.graph.relation_labels)
         zero_shot = isinstance(lexicon, GraphLexicon)
-        order = reading_order(tokens, masks, phrases=self._phrases, trailing=zero_shot)
-        words = [(tokens[i], g) for i, g in order]
-        if zero_shot:
-            lexicon.prepare([w for w, _ in words], sorted({s[0] for sig in signatures for p in sig for s in p}))
+        readings = [reading_order(tokens, masks, phrases=self._phrases)]
+        if zero_shot:  # "the directors of X actors" or "the films of X released": the better reading counts
+            trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True)
+            readings += [trailing] if trailing != readings[0] else []
+            lexicon.prepare(tokens, sorted({s[0] for sig in signatures for p in sig for s in p}))
             signatures = [tuple(mark_returns(path) for path in sig) for sig in signatures]
-        score = lexicon.scorer(words)
+        scorers = [lexicon.scorer([(tokens[i], g) for i, g in order]) for order in readings]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
-            scores[i] = max(score([s for path in o for s in path]) for o in orders)
+            scores[i] = max(score([s for path in o for s in path]) for o in orders for score in scorers)
         return scores
 
 

@@ -11,10 +11,13 @@ relation's **label** (the dataset's own vocabulary, DESIGN §3), by
   label's content words), which carries paraphrases the label does not spell ("born" ↔ "place of birth",
   "couple" ↔ "spouse").
 
-With ``sim(w, s)`` the larger of the two (lexical = 1), the emission of a content word is
-``t(w | s) = exp(β · (sim(w, s) − τ))`` against ``t(w | NULL) = 1``: a word is explained by a step when it is
-more similar to the step's label than the threshold ``τ``, and the gain grows with the similarity. Function words
-("what", "the", "of") only go to NULL. Each step that no word aligns to costs ``log(miss)``. Fed to the monotone
+With ``sim(w, s)`` the larger of the two (lexical = 1) and the **contrast** ``c(w, s) = sim(w, s) − max(0.35,
+max sim(w, s'))`` over the graph's other relations ``s'`` (those sharing no content word with ``s``: a word close to
+every relation, "films" in a film graph, names none of them), the emission of a content word is
+``t(w | s) = exp(β · (c(w, s) − τ))`` when ``c ≥ τ`` and ~0 below, against ``t(w | NULL) = 1``: a word explains a
+step when it is closer to that relation than to any other by the margin ``τ``, and the gain grows with the margin.
+Function words ("what", "the", "of") only go to NULL. A step that walks back its neighbour's relation ("the films
+that share actors with X": starred → starred⁻¹) may also be explained by a share cue ("same", "also", "co-"). Each step that no word aligns to costs ``log(miss)``. Fed to the monotone
 Viterbi alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the
 question's relation mentions it explains, in reading order: a one-hop path leaves the second relation's words
 unexplained ("which person directed the movies starred by X" needs *starred* and *directed*), a path with a step
@@ -164,7 +167,7 @@ class GraphLexicon(RelationLexicon):
     embed: Embed | None = None
     labels: Sequence[str] = ()
     beta: float = 8.0
-    tau: float = 0.05
+    tau: float = 0.08
     floor_sim: float = 0.35
     cue: float = 0.4
     miss: float = 0.02
@@ -227,4 +230,7 @@ class GraphLexicon(RelationLexicon):
             return math.exp(self.beta * self.cue)
         if word in FUNCTION_WORDS or not word.strip("'"):
             return 1e-9
-        return math.exp(self.beta * (self.contrast(word, key) - self.tau))
+        contrast = self.contrast(word, key)
+        if contrast < self.tau:
+            return 1e-9  # explains nothing: it can neither stand for the step nor spare the step its miss
+        return math.exp(self.beta * (contrast - self.tau))
