@@ -85,9 +85,9 @@ def eval_command(
             from kgsvc.eval.nobel import run_nobel
 
             folder = out or Settings().data_dir / "eval"
-            for report in run_nobel(folder / "nobel-kg", tuple(settings_wanted), strategy=strategy):
-                md = report.write(folder)
-                console.print(report.markdown(), highlight=False)
+            for nobel in run_nobel(folder / "nobel-kg", tuple(settings_wanted), strategy=strategy):
+                md = nobel.write(folder)
+                console.print(nobel.markdown(), highlight=False)
                 console.print(f"(written: {md} and {md.with_suffix('.jsonl')})")
             return
         names = list(split or [])

@@ -72,7 +72,7 @@ def list_(
         return
     table = Table("#", "question", "pattern")
     for i, row in enumerate(rows, 1):
-        pattern = " . ".join(" ".join(t) for t in row["triples"])  # type: ignore[attr-defined]
+        pattern = " . ".join(" ".join(t) for t in row["triples"])
         table.add_row(str(i), str(row["question"]), pattern)
     console.print(table)
 

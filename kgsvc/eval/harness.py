@@ -510,7 +510,7 @@ def run_eval(
     if exemplar_setting == "12":
         pool = fixed_exemplars(benchmark)
         keys, texts = {twin_key(e) for e in pool}, {normalise(e.question) for e in pool}
-        questions = []
+        questions: list[data.Question] = []
         for q in everything:
             if len(questions) == limit:
                 break

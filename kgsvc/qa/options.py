@@ -57,6 +57,13 @@ class QAOptions:
         Weight of the zero-shot alignment of the question's words to the candidate's relation labels
         (:mod:`kgsvc.qa.zeroshot`, no exemplars needed) and of the several phrasings in the similarity term;
         0 turns both off.
+    vote_min_cos, vote_full_cos : float
+        An exemplar's vote counts ``0`` below cosine ``vote_min_cos`` to the masked question, fully from
+        ``vote_full_cos`` on, linearly between (:func:`kgsvc.qa.rank.vote_confidence`): a few exemplars only add
+        evidence where one reads like the question.
+    align_full_at : int
+        The exemplar-learned alignment and the exemplar votes count ``min(1, exemplars / align_full_at)`` (0: always
+        fully): twelve exemplars tip near ties, they do not outvote the question's own reading.
     infer : bool
         Also propose one-hop candidates on edges the GNN predicts (:mod:`kgsvc.qa.pipeline`); needs a trained
         predictor.
@@ -87,6 +94,9 @@ class QAOptions:
     w_align: float = 1.0
     align_vote_floor: float = 0.05
     w_zero: float = 1.0
+    vote_min_cos: float = 0.75
+    vote_full_cos: float = 0.9
+    align_full_at: int = 200
     infer: bool = False
     infer_threshold: float | None = None
     infer_k: int = 5

@@ -33,7 +33,7 @@ from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import GraphLexicon, mark_returns, phrasings
 
-__all__ = ["CandidateRanker", "QuestionView", "RankedCandidate"]
+__all__ = ["CandidateRanker", "QuestionView", "RankedCandidate", "vote_confidence"]
 
 
 @dataclass
@@ -160,6 +160,9 @@ class CandidateRanker:
                 at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
                 raw[at] = self.alignment_scores(view.masked, [items[i][0][0] for i in at])
             aligned = _softmax(raw if prior is None else raw + prior) if self.lexicon is not None else aligned
+            # a lexicon learned from a handful of exemplars is noise next to the graph's own labels: its weight
+            # grows with the number of exemplars it was learned from
+            aligned *= min(1.0, len(self.exemplars or ()) / opts.align_full_at) if opts.align_full_at > 0 else 1.0
         zero = np.zeros(len(items), np.float64)
         if opts.w_zero:
             graph_lexicon = self.graph_lexicon
@@ -179,14 +182,16 @@ class CandidateRanker:
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         top = order[: opts.embed_top]
         texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
-        variants = [[text, *self.phrasings(items[i][1])] if opts.w_zero else [text] for i, text in zip(top, texts)]
+        variants = [
+            [text, *self.phrasings(items[i][1])] if opts.w_zero else [text] for i, text in zip(top, texts, strict=True)
+        ]
         vectors = self.vectors([v for group in variants for v in group])
         ranked = []
-        at = 0
+        offset = 0
         for i, text, group in zip(top, texts, variants, strict=True):
             (sig, used), c = items[i]
-            sim = float((vectors[at : at + len(group)] @ views[used].vector).max())
-            at += len(group)
+            sim = float((vectors[offset : offset + len(group)] @ views[used].vector).max())
+            offset += len(group)
             ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, text))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
@@ -201,13 +206,15 @@ class CandidateRanker:
         if self.exemplars is not None and len(self.exemplars):
             near = self.exemplars.nearest(vector, opts.n_exemplars)[0]
             top_cos = max((cos for _, cos in near), default=0.0)
-            weights = [(i, float(np.exp((cos - top_cos) / opts.vote_temperature))) for i, cos in near]
-            total = sum(w for _, w in weights) or 1.0
-            for i, w in weights:
+            # a handful of exemplars votes in proportion to its size: twelve only tip near ties
+            size = min(1.0, len(self.exemplars) / opts.align_full_at) if opts.align_full_at > 0 else 1.0
+            weights = [(i, cos, float(np.exp((cos - top_cos) / opts.vote_temperature))) for i, cos in near]
+            total = sum(w for _, _, w in weights) or 1.0
+            for i, cos, w in weights:
                 voted = self.exemplars.signatures[i]
                 if voted is not None:
-                    votes[voted] = votes.get(voted, 0.0) + w / total
-        return QuestionView(masked, vector[0], votes)
+                    votes[voted] = votes.get(voted, 0.0) + w * vote_confidence(cos, opts) * size / total
+        return QuestionView(masked, vector[0], {sig: v for sig, v in votes.items() if v > 0})
 
     def phrasings(self, candidate: CandidatePattern) -> list[str]:
         """Texts of ``candidate`` from its relation labels (:func:`kgsvc.qa.zeroshot.phrasings`), branch by
@@ -234,9 +241,9 @@ class CandidateRanker:
         tokens, masks = question_tokens(masked)
         if self._phrases is None:
             self._phrases = frozenset(" ".join(fold(label).split()) for label in self.graph.relation_labels)
-        zero_shot = isinstance(lexicon, GraphLexicon)
         readings = [reading_order(tokens, masks, phrases=self._phrases)]
-        if zero_shot:  # "the directors of X actors" or "the films of X released": the better reading counts
+        if isinstance(lexicon, GraphLexicon):  # "the directors of X actors", "the films of X released": the better
+            # reading counts
             trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True)
             readings += [trailing] if trailing != readings[0] else []
             lexicon.prepare(tokens, sorted({s[0] for sig in signatures for p in sig for s in p}))
@@ -247,6 +254,18 @@ class CandidateRanker:
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
             scores[i] = max(score([s for path in o for s in path]) for o in orders for score in scorers)
         return scores
+
+
+def vote_confidence(cos: float, opts: QAOptions) -> float:
+    """How much an exemplar at cosine ``cos`` from the masked question votes: 0 up to ``opts.vote_min_cos``, 1 from
+    ``opts.vote_full_cos`` on, linear between. A dozen exemplars then add evidence only where one reads like the
+    question, instead of outvoting the zero-shot reading with the nearest of twelve unrelated ones.
+
+    >>> vote_confidence(0.95, QAOptions()), vote_confidence(0.5, QAOptions())
+    (1.0, 0.0)
+    """
+    span = max(opts.vote_full_cos - opts.vote_min_cos, 1e-9)
+    return float(min(1.0, max(0.0, (cos - opts.vote_min_cos) / span)))
 
 
 def _softmax(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

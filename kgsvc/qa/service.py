@@ -3,7 +3,8 @@
 :func:`answerer_for` adapts the dataset's current index (``KG.index``) to a :class:`~kgsvc.qa.graph.QAGraph`,
 loads the dataset's exemplars from ``<data_dir>/exemplars/<dataset>.jsonl`` when that file exists (JSON lines,
 :func:`kgsvc.qa.exemplars.read_exemplars`; written by :mod:`kgsvc.qa.exemplar_store`, and re-read when the file
-changes: an added exemplar counts from the next question, no restart), attaches the version's GNN link predictor (``<version>/gnn/``, used
+changes: an added exemplar counts from the next question, no restart), attaches the version's GNN link
+predictor (``<version>/gnn/``, used
 with ``infer=True``) once one is trained, and keeps the answerer until a newer index version is current or the
 GNN is (re)trained. The LLM (``open_llm(settings)``) is opened only when an option needs it
 (``strategy="pattern"``, ``llm_choice``, ``verbalise``), once per KG.

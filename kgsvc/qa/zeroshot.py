@@ -17,7 +17,8 @@ every relation, "films" in a film graph, names none of them), the emission of a 
 ``t(w | s) = exp(β · (c(w, s) − τ))`` when ``c ≥ τ`` and ~0 below, against ``t(w | NULL) = 1``: a word explains a
 step when it is closer to that relation than to any other by the margin ``τ``, and the gain grows with the margin.
 Function words ("what", "the", "of") only go to NULL. A step that walks back its neighbour's relation ("the films
-that share actors with X": starred → starred⁻¹) may also be explained by a share cue ("same", "also", "co-"). Each step that no word aligns to costs ``log(miss)``. Fed to the monotone
+that share actors with X": starred → starred⁻¹) may also be explained by a share cue ("same", "also", "co-").
+Each step that no word aligns to costs ``log(miss)``. Fed to the monotone
 Viterbi alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the
 question's relation mentions it explains, in reading order: a one-hop path leaves the second relation's words
 unexplained ("which person directed the movies starred by X" needs *starred* and *directed*), a path with a step
