@@ -57,7 +57,7 @@ def parse_exemplars(rows: Iterable[Mapping[str, object]]) -> list[Exemplar]:
                 raise TypeError(f"expected an object, got {type(row).__name__}")
             missing = [k for k in ("question", "triples", "answer") if k not in row]
             if missing:
-                raise KeyError(f"missing {', '.join(missing)}")
+                raise ValueError(f"missing {', '.join(missing)}")
             out.append(Exemplar.from_json(dict(row)))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"exemplar {number} is not valid: {exc}") from None
