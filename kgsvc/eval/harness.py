@@ -342,7 +342,7 @@ def tie_credit(answer: Answer, gold: set[str]) -> float:
 
     >>> from kgsvc.qa.result import AnswerTerm
     >>> top = [AnswerTerm(kind="uri", value=f"u{i}", label=l, gsd=0.0) for i, l in enumerate("abc")]
-    >>> tie_credit(Answer(question="q", dataset="d", grounded=True, text="", answers=top), {"b"})
+    >>> tie_credit(Answer(question="q", dataset="d", strategy="grounded", grounded=True, text="", answers=top), {"b"})
     0.3333333333333333
     """
     if not answer.answers:

@@ -61,9 +61,12 @@ class QAOptions:
         An exemplar's vote counts ``0`` below cosine ``vote_min_cos`` to the masked question, fully from
         ``vote_full_cos`` on, linearly between (:func:`kgsvc.qa.rank.vote_confidence`): a few exemplars only add
         evidence where one reads like the question.
+    vote_full_at : int
+        The exemplar votes count ``min(1, exemplars / vote_full_at)`` (0: always fully): twelve exemplars tip near
+        ties, they do not outvote the question's own reading.
     align_full_at : int
-        The exemplar-learned alignment and the exemplar votes count ``min(1, exemplars / align_full_at)`` (0: always
-        fully): twelve exemplars tip near ties, they do not outvote the question's own reading.
+        The exemplar-learned alignment counts ``min(1, exemplars / align_full_at)`` (0: fully; a user whose few
+        exemplars cover their questions' wording sets 0 and ``vote_full_at = 0``).
     infer : bool
         Also propose one-hop candidates on edges the GNN predicts (:mod:`kgsvc.qa.pipeline`); needs a trained
         predictor.
@@ -96,6 +99,7 @@ class QAOptions:
     w_zero: float = 1.0
     vote_min_cos: float = 0.75
     vote_full_cos: float = 0.9
+    vote_full_at: int = 200
     align_full_at: int = 200
     infer: bool = False
     infer_threshold: float | None = None

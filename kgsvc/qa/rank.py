@@ -207,7 +207,7 @@ class CandidateRanker:
             near = self.exemplars.nearest(vector, opts.n_exemplars)[0]
             top_cos = max((cos for _, cos in near), default=0.0)
             # a handful of exemplars votes in proportion to its size: twelve only tip near ties
-            size = min(1.0, len(self.exemplars) / opts.align_full_at) if opts.align_full_at > 0 else 1.0
+            size = min(1.0, len(self.exemplars) / opts.vote_full_at) if opts.vote_full_at > 0 else 1.0
             weights = [(i, cos, float(np.exp((cos - top_cos) / opts.vote_temperature))) for i, cos in near]
             total = sum(w for _, _, w in weights) or 1.0
             for i, cos, w in weights:
