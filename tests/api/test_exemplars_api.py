@@ -39,3 +39,15 @@ def test_exemplars_are_added_listed_and_removed(http: httpx.Client, server: Serv
     assert http.get(url).json() == []
     assert answerer_for(server.kg, scratch, QAOptions()).exemplars is None
     assert http.get("/datasets/nope/exemplars").status_code == 404
+
+
+def test_the_client_sdk_manages_exemplars(server: Served, scratch: str) -> None:
+    from kgsvc.sdk.client import Client
+    from tests.api.conftest import TOKEN
+
+    with Client(server.url, token=TOKEN, timeout=30) as client:
+        assert client.exemplars(scratch) == []
+        assert client.add_exemplars(scratch, [EXEMPLAR]) == 1
+        assert [row["question"] for row in client.exemplars(scratch)] == [EXEMPLAR["question"]]
+        assert client.remove_exemplars(scratch, [EXEMPLAR["question"]]) == 1
+        assert client.exemplars(scratch) == []
