@@ -29,7 +29,7 @@ from kgsvc.api.state import get_state, require_write
 from kgsvc.errors import IngestError
 from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SimilarNode
 
-__all__ = ["AskRequest", "CreateDataset", "router"]
+__all__ = ["AddExemplars", "AskRequest", "CreateDataset", "RemoveExemplars", "router"]
 
 router = APIRouter()
 
@@ -226,6 +226,47 @@ async def drop_dataset(request: Request, name: str) -> Response:
     finally:
         state.changed()
     return Response(status_code=204)
+
+
+class AddExemplars(BaseModel):
+    """``POST /datasets/{name}/exemplars``: exemplars to add (question, entities, triples, answer)."""
+
+    exemplars: list[dict[str, Any]]
+
+
+class RemoveExemplars(BaseModel):
+    """``DELETE /datasets/{name}/exemplars``: the questions of the exemplars to remove."""
+
+    questions: list[str]
+
+
+@router.get("/datasets/{name}/exemplars", tags=["datasets"])
+async def list_exemplars(request: Request, name: str) -> list[dict[str, Any]]:
+    """The dataset's user-supplied exemplars (question → pattern), as ``KG.exemplars``."""
+    kg = get_state(request).kg
+    return await run_in_threadpool(kg.exemplars, name)
+
+
+@router.post("/datasets/{name}/exemplars", tags=["datasets"])
+async def add_exemplars(request: Request, name: str, body: AddExemplars) -> dict[str, int]:
+    """Add exemplars (a question already there is replaced); the next question uses them, no restart. 400 names
+    an invalid exemplar (nothing is added then)."""
+    state = get_state(request)
+    require_write(request, state)
+    try:
+        count = await run_in_threadpool(lambda: state.kg.add_exemplars(name, body.exemplars))
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+    return {"added": len(body.exemplars), "count": count}
+
+
+@router.delete("/datasets/{name}/exemplars", tags=["datasets"])
+async def remove_exemplars(request: Request, name: str, body: RemoveExemplars) -> dict[str, int]:
+    """Remove the exemplars with these questions; answers how many were removed."""
+    state = get_state(request)
+    require_write(request, state)
+    removed = await run_in_threadpool(lambda: state.kg.remove_exemplars(name, body.questions))
+    return {"removed": removed}
 
 
 @router.get("/jobs", response_model=list[JobInfo], tags=["jobs"])

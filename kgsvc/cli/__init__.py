@@ -6,7 +6,7 @@ SIGTERM (the work in progress was interrupted cleanly and the data dir closed).
 
 from __future__ import annotations
 
-from kgsvc.cli import ask, data, demo, eval, serve, similar  # noqa: F401  (they register their commands)
+from kgsvc.cli import ask, data, demo, eval, exemplars, serve, similar  # noqa: F401  (they register their commands)
 from kgsvc.cli._app import app
 
 __all__ = ["app"]

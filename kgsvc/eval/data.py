@@ -21,6 +21,7 @@ __all__ = [
     "data_root",
     "metaqa_kb",
     "metaqa_questions",
+    "pq_answers",
     "pq_kb",
     "pq_questions",
     "wc2014_kb",
@@ -126,11 +127,33 @@ def pq_questions(hops: int, root: Path | None = None) -> list[Question]:
         if not line.strip():
             continue
         text, answer, path = line.strip().split("\t")[:3]
-        inner = answer[answer.index("(") + 1 : answer.rindex(")")] if "(" in answer else answer
-        answers = tuple(a for a in inner.split("/") if a)
+        answers = pq_answers(answer)
         steps = path.split("#<end>#")[0].split("#")
         questions.append(Question(text.strip(), answers, "#".join(steps[1::2]), (steps[0],)))
     return questions
+
+
+def pq_answers(field: str) -> tuple[str, ...]:
+    """The answers of a PathQuestion answer field ``name(ans1/ans2/.../)``; names may hold parentheses.
+
+    The list is the parenthesised suffix that names the answer before it (the first answer repeats the name).
+
+    >>> pq_answers("united_kingdom(united_kingdom/)")
+    ('united_kingdom',)
+    >>> pq_answers("pg_(usa)(pg_(usa)/r_(usa)/)")
+    ('pg_(usa)', 'r_(usa)')
+    """
+    if field.endswith(")"):
+        for i, c in enumerate(field):
+            if c != "(":
+                continue
+            name, inner = field[:i], field[i + 1 : -1]
+            answers = tuple(a for a in inner.split("/") if a)
+            if name in answers:
+                return answers
+    if "(" in field:  # no suffix names the answer: the outermost parentheses, as before
+        field = field[field.index("(") + 1 : field.rindex(")")]
+    return tuple(a for a in field.split("/") if a)
 
 
 def wc2014_kb(root: Path | None = None) -> list[Triple]:

@@ -11,9 +11,19 @@ sample matters: MetaQA's 1-hop dev file is sorted by question type (its first 90
 did X act in"), so "the first N" measures one template, with exemplars of other templates. ``sample="first"``
 keeps the file order (the protocol of the numbers recorded before 2026-11-24).
 
+**Which exemplars** (``exemplars``): ``"0"`` — none, the zero-shot setting a new user starts in; ``"12"`` — the
+benchmark's fixed, committed set of twelve (``kgsvc/eval/exemplars/<benchmark>.jsonl``, written once from the KB
+files, see the README there); ``"pool"`` — ``pool_size`` gold exemplars per split from unscored questions.
+**Twins** never count: a scored question and an exemplar with the same topic entities and relation chain (a
+relation named ``… inverse`` read as its base relation walked backwards), or the same text, are twins. With the
+pool the twin is dropped from the pool; with the fixed set (which must not change) the scored question is dropped
+and the next one of the sample scored instead. The report says how many (``extra["twins"]``).
+
 Measures:
 
 * **strict Hits@1** — the top-ranked answer equals a gold answer after folding (case, accents, ``_``, spaces);
+  when the top answer is tied with others (same GSD, same number of supporting subgraphs: the path cannot tell
+  them apart) the question scores the share of gold answers in the tie, the expected value of a random pick;
 * **lenient Hits@1** (the papers' metric) — a gold answer is a case-insensitive substring of the answer text;
 * **ceiling** — the share of questions whose gold answer is reachable in the KB along the gold relation chain
   from the topic entity (the MetaQA KB here is about 96 % of the original);
@@ -54,7 +64,17 @@ from kgsvc.qa.result import Answer
 if TYPE_CHECKING:
     from kgsvc.gnn.model import GNNConfig
 
-__all__ = ["BENCHMARKS", "EvalReport", "QuestionResult", "normalise", "run_eval", "splits"]
+__all__ = [
+    "BENCHMARKS",
+    "EXEMPLAR_SETTINGS",
+    "EvalReport",
+    "QuestionResult",
+    "fixed_exemplars",
+    "normalise",
+    "run_eval",
+    "splits",
+    "twin_key",
+]
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +85,9 @@ BENCHMARKS: dict[str, dict[str, tuple[Callable[[], list[tuple[str, str, str]]], 
     "wc2014": {k: (data.wc2014_kb, functools.partial(data.wc2014_questions, k)) for k in ("1hop", "2hop", "conj")},
 }
 _STAGES = ("link", "pattern", "match", "answer", "total")
+#: ``--exemplars``: none, the fixed committed twelve, or the pool of unscored benchmark questions.
+EXEMPLAR_SETTINGS = ("0", "12", "pool")
+FIXED_EXEMPLARS = Path(__file__).resolve().parent / "exemplars"
 
 
 def splits(benchmark: str) -> list[str]:
@@ -92,7 +115,7 @@ class QuestionResult:
     qtype: str
     answers: list[str]
     text: str
-    strict: bool
+    strict: float  # 1 / 0, or the share of gold answers in a tie at the top
     lenient: bool
     reachable: bool
     stage: str | None
@@ -132,9 +155,11 @@ class EvalReport:
             "strict_hits1": sum(r.strict for r in self.results) / n,
             "lenient_hits1": sum(r.lenient for r in self.results) / n,
             "ceiling": sum(r.reachable for r in self.results) / n,
-            "errors": dict(Counter(r.stage for r in self.results if not r.strict and r.stage)),
+            "errors": dict(Counter(r.stage for r in self.results if r.strict < 1 and r.stage)),
             "latency": latency,
             "exemplars": self.n_exemplars,
+            "exemplar_setting": self.extra.get("exemplars", "pool"),
+            "twins": self.extra.get("twins", 0),
             "setup_s": self.setup_s,
             "options": self.options,
         }
@@ -143,7 +168,9 @@ class EvalReport:
         """A short markdown report of :meth:`summary`."""
         s = self.summary()
         lines = [
-            f"### {self.benchmark} {self.split} (n = {s['n']}, {s['exemplars']} exemplars"
+            f"### {self.benchmark} {self.split} (n = {s['n']}, exemplars {s['exemplar_setting']}: {s['exemplars']}"
+            + f", {s['twins']} twins dropped"
+            + (", similarity baseline" if self.options.get("w_zero") == 0 else "")
             + (f", {self.extra['sample']} sample" if self.extra.get("sample") else "")
             + (f", {100 * self.extra['drop']:g}% of the KB removed" if self.extra.get("drop") else "")
             + (", inferred edges on" if self.options.get("infer") else "")
@@ -168,6 +195,7 @@ class EvalReport:
         tag = (f"-drop{round(100 * self.extra['drop'])}pct" if self.extra.get("drop") else "") + (
             "-infer" if self.options.get("infer") else ""
         )
+        tag += f"-ex{self.extra.get('exemplars', 'pool')}" + ("-baseline" if self.options.get("w_zero") == 0 else "")
         stem = folder / f"{self.benchmark}-{self.split}{tag}"
         with stem.with_suffix(".jsonl").open("w", encoding="utf-8") as handle:
             for r in self.results:
@@ -193,6 +221,37 @@ def ordered(questions: Sequence[data.Question], sample: str, seed: int) -> list[
     if sample == "first":
         return list(questions)
     return [questions[i] for i in np.random.default_rng(seed).permutation(len(questions))]
+
+
+def twin_key(ex: Exemplar) -> tuple[frozenset[str], object]:
+    """What makes two exemplars twins: their topic entities (folded) and relation chain (:func:`signature`, a
+    relation ``r inverse`` read as ``r`` walked backwards).
+
+    >>> a = Exemplar("q", ("Mexico",), (("Mexico", "plays_for_country_inverse", "?x"),), "?x")
+    >>> b = Exemplar("p", ("mexico",), (("?x", "plays_for_country", "Mexico"),), "?x")
+    >>> twin_key(a) == twin_key(b)
+    True
+    """
+
+    def key(name: str) -> str:
+        return relation_key(name).removesuffix(" inverse")
+
+    triples = [(t, r, h) if relation_key(r).endswith(" inverse") else (h, r, t) for h, r, t in ex.triples]
+    return frozenset(normalise(e) for e in ex.entities), signature(triples, ex.answer, key=key)
+
+
+def fixed_exemplars(benchmark: str) -> list[Exemplar]:
+    """The committed twelve exemplars of ``benchmark`` (``kgsvc/eval/exemplars/<benchmark>.jsonl``)."""
+    from kgsvc.qa.exemplars import read_exemplars
+
+    path = FIXED_EXEMPLARS / f"{benchmark}.jsonl"
+    if not path.exists():
+        raise ValueError(f"no fixed exemplar set for {benchmark!r}; expected one of {sorted(BENCHMARKS)}")
+    return read_exemplars(path)
+
+
+def _is_twin(ex: Exemplar, keys: set[tuple[frozenset[str], object]], texts: set[str]) -> bool:
+    return twin_key(ex) in keys or normalise(ex.question) in texts
 
 
 def _exemplar_pool(benchmark: str, split: str, scored: int, size: int, sample: str, seed: int) -> list[Exemplar]:
@@ -222,6 +281,13 @@ def _exemplar_pool(benchmark: str, split: str, scored: int, size: int, sample: s
             except ValueError:
                 log.debug("no gold pattern for question type %r", q.qtype)
     return pool
+
+
+def _gold(q: data.Question, benchmark: str) -> Exemplar | None:
+    try:
+        return gold_exemplar(q, benchmark)
+    except ValueError:
+        return None
 
 
 def _reachable(graph: QAGraph, ex: Exemplar, gold: Sequence[str], label_nodes: dict[str, list[int]]) -> bool:
@@ -270,17 +336,33 @@ def _step(snapshot: GraphSnapshot, nodes: set[int], relation: int, outgoing: boo
     return out
 
 
+def tie_credit(answer: Answer, gold: set[str]) -> float:
+    """Strict Hits@1 of ``answer`` against the folded ``gold`` labels: the share of gold answers among the answers
+    tied with the top one (same GSD and support); 1 or 0 without a tie.
+
+    >>> from kgsvc.qa.result import AnswerTerm
+    >>> top = [AnswerTerm(kind="uri", value=f"u{i}", label=l, gsd=0.0) for i, l in enumerate("abc")]
+    >>> tie_credit(Answer(question="q", dataset="d", strategy="grounded", grounded=True, text="", answers=top), {"b"})
+    0.3333333333333333
+    """
+    if not answer.answers:
+        return 0.0
+    first = answer.answers[0]
+    tie = [a for a in answer.answers if abs(a.gsd - first.gsd) <= 1e-9 and a.support == first.support]
+    return sum(normalise(a.label) in gold for a in tie) / len(tie)
+
+
 def _judge(answer: Answer, q: data.Question, ex: Exemplar | None, reachable: bool) -> QuestionResult:
     gold = {normalise(g) for g in q.answers}
     labels = [a.label for a in answer.answers]
-    strict = bool(labels) and normalise(labels[0]) in gold
+    strict = tie_credit(answer, gold)
     text = answer.text.casefold() if answer.grounded else ""
-    lenient = any(g.casefold() in text for g in q.answers) or strict
+    lenient = any(g.casefold() in text for g in q.answers) or strict > 0
     stage: str | None = None
     pattern = None
     if answer.pattern is not None:
         pattern = [[t.head, t.relation, t.tail] for t in answer.pattern.triples]
-    if not strict:
+    if strict < 1:
         if not answer.grounded:
             stage = answer.failed_stage or "error"
         elif ex is not None:
@@ -353,6 +435,7 @@ def run_eval(
     gnn_features: bool = True,
     sample: str = "random",
     seed: int = 0,
+    exemplar_setting: str = "pool",
 ) -> EvalReport:
     """Evaluate ``limit`` questions of ``benchmark``/``split``, a seeded random sample by default (module docstring).
 
@@ -367,6 +450,8 @@ def run_eval(
         Exemplars taken per split from the unscored questions.
     sample, seed : str, int
         ``"random"`` (seeded by ``seed``) or ``"first"`` (file order), see :func:`ordered`.
+    exemplar_setting : {"0", "12", "pool"}
+        Which exemplars the question path gets, twins removed (module docstring).
     llm : LLM, optional
         Passed to the pipeline.
     embed : callable, optional
@@ -386,7 +471,7 @@ def run_eval(
     Raises
     ------
     ValueError
-        For an unknown benchmark, split or sample, or ``limit < 1``.
+        For an unknown benchmark, split, sample or exemplar setting, or ``limit < 1``.
     """
     if split not in splits(benchmark):
         raise ValueError(f"split must be one of {splits(benchmark)} for {benchmark}, got {split!r}")
@@ -417,8 +502,31 @@ def run_eval(
             train_gnn(graph.snapshot, gnn, config=gnn_config, threads=1, features=features, labels=labels)
             gnn_seconds = time.perf_counter() - t0
         graph.predictor = LinkPredictor.load(gnn, graph.snapshot)
-    questions = ordered(load_questions(), sample, seed)[:limit]
-    pool = _exemplar_pool(benchmark, split, limit, pool_size, sample, seed)
+    if exemplar_setting not in EXEMPLAR_SETTINGS:
+        raise ValueError(f"exemplars must be one of {EXEMPLAR_SETTINGS}, got {exemplar_setting!r}")
+    everything = ordered(load_questions(), sample, seed)
+    twins = 0
+    pool: list[Exemplar] = []
+    if exemplar_setting == "12":
+        pool = fixed_exemplars(benchmark)
+        keys, texts = {twin_key(e) for e in pool}, {normalise(e.question) for e in pool}
+        questions: list[data.Question] = []
+        for q in everything:
+            if len(questions) == limit:
+                break
+            gold = _gold(q, benchmark)
+            if normalise(q.text) in texts or (gold is not None and twin_key(gold) in keys):
+                twins += 1
+                continue
+            questions.append(q)
+    else:
+        questions = everything[:limit]
+        if exemplar_setting == "pool":
+            golds = [g for q in questions if (g := _gold(q, benchmark)) is not None]
+            keys, texts = {twin_key(g) for g in golds}, {normalise(q.text) for q in questions}
+            full = _exemplar_pool(benchmark, split, limit, pool_size, sample, seed)
+            pool = [e for e in full if not _is_twin(e, keys, texts)]
+            twins = len(full) - len(pool)
     exemplars = ExemplarSet.build(pool, embed)
     options = options or QAOptions()
     qa = QuestionAnswerer(graph, llm=llm, exemplars=exemplars, options=options)
@@ -429,10 +537,7 @@ def run_eval(
     setup = time.perf_counter() - started
     results = []
     for i, q in enumerate(questions):
-        try:
-            ex = gold_exemplar(q, benchmark)
-        except ValueError:
-            ex = None
+        ex = _gold(q, benchmark)
         reachable = ex is not None and _reachable(graph, ex, q.answers, label_nodes)
         try:
             answer = qa.ask(q.text)
@@ -453,5 +558,7 @@ def run_eval(
         "kb_triples": kb_triples,
         "gnn": str(gnn) if gnn else None,
         "gnn_train_s": round(gnn_seconds, 1),
+        "exemplars": exemplar_setting,
+        "twins": twins,
     }
     return EvalReport(benchmark, split, results, len(exemplars), dict(options.__dict__), setup, extra)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from kgsvc.qa.exemplars import MASK, Signature, Step
-from kgsvc.qa.link import fold
+from kgsvc.qa.link import STOPWORDS, fold
 
 __all__ = ["RelationLexicon", "question_tokens", "reading_order"]
 
@@ -57,7 +57,7 @@ def question_tokens(masked: str) -> tuple[list[str], list[int]]:
 
 
 def reading_order(
-    tokens: Sequence[str], masks: Sequence[int], *, phrases: Collection[str] = ()
+    tokens: Sequence[str], masks: Sequence[int], *, phrases: Collection[str] = (), trailing: bool = False
 ) -> list[tuple[int, int]]:
     """``(token index, segment)`` in the order a relation chain is read away from the first entity (module doc, 2).
 
@@ -65,7 +65,9 @@ def reading_order(
     cross them; an entity does not end a segment: "when did the movies written by X release"); an ``of`` inside
     an occurrence of one of ``phrases`` (folded multi-word relation labels such as ``place of birth``) is a word,
     not a marker. Markers and entities are left out. Segments are numbered in order of first appearance along
-    the reading order. Without an entity the tokens keep their order.
+    the reading order. Without an entity the tokens keep their order. With ``trailing``, one to three content
+    words that end the question right after the entity read like a possessive ("the directors of X actors",
+    "the release dates of X directed films": the words after the entity come first).
 
     >>> toks, masks = question_tokens("the place of birth of X 's son 's kid ?")
     >>> [(toks[i], g) for i, g in reading_order(toks, masks, phrases={"place of birth"})]
@@ -95,6 +97,9 @@ def reading_order(
         after = list(range(at + 1, len(tokens)))
         before = list(range(at - 1, -1, -1))
         possessive = at + 1 < len(tokens) and tokens[at + 1] == "'s"
+        tail = tokens[at + 1 :]
+        if trailing and 1 <= len(tail) <= 3 and not any(t in STOPWORDS for t in tail):
+            possessive = True
         order = after + before if possessive else before + after
     else:
         order = list(range(len(tokens)))

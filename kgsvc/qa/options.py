@@ -56,6 +56,20 @@ class QAOptions:
         The alignment posterior uses the exemplar vote as its prior, ``log(vote + align_vote_floor)`` (0: a uniform
         prior): order-blind votes still separate relations that the lexicon confuses. Measured the same for
         0.01–0.05 (docs/benchmarks.md).
+    w_zero : float
+        Weight of the zero-shot alignment of the question's words to the candidate's relation labels
+        (:mod:`kgsvc.qa.zeroshot`, no exemplars needed) and of the several phrasings in the similarity term;
+        0 turns both off.
+    vote_min_cos, vote_full_cos : float
+        An exemplar's vote counts ``0`` below cosine ``vote_min_cos`` to the masked question, fully from
+        ``vote_full_cos`` on, linearly between (:func:`kgsvc.qa.rank.vote_confidence`): a few exemplars only add
+        evidence where one reads like the question.
+    vote_full_at : int
+        The exemplar votes count ``min(1, exemplars / vote_full_at)`` (0: always fully): twelve exemplars tip near
+        ties, they do not outvote the question's own reading.
+    align_full_at : int
+        The exemplar-learned alignment counts ``min(1, exemplars / align_full_at)`` (0: fully; a user whose few
+        exemplars cover their questions' wording sets 0 and ``vote_full_at = 0``).
     infer : bool
         Also propose one-hop candidates on edges the GNN predicts (:mod:`kgsvc.qa.pipeline`); needs a trained
         predictor.
@@ -85,6 +99,11 @@ class QAOptions:
     node_reuse: bool = True
     w_align: float = 1.0
     align_vote_floor: float = 0.05
+    w_zero: float = 1.0
+    vote_min_cos: float = 0.75
+    vote_full_cos: float = 0.9
+    vote_full_at: int = 200
+    align_full_at: int = 200
     infer: bool = False
     infer_threshold: float | None = None
     infer_k: int = 5

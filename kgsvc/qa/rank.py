@@ -35,8 +35,9 @@ from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_k
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
+from kgsvc.qa.zeroshot import GraphLexicon, mark_returns, phrasings
 
-__all__ = ["CandidateRanker", "QuestionView", "RankedCandidate"]
+__all__ = ["CandidateRanker", "QuestionView", "RankedCandidate", "vote_confidence"]
 
 
 @dataclass
@@ -79,6 +80,15 @@ class CandidateRanker:
     _lexicon: RelationLexicon | None = field(default=None, repr=False)
     _text_vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _phrases: frozenset[str] | None = field(default=None, repr=False)  # folded relation labels, for reading_order
+    _graph_lexicon: GraphLexicon | None = field(default=None, repr=False)
+
+    @property
+    def graph_lexicon(self) -> GraphLexicon:
+        """The zero-shot lexicon read off the graph's relation labels (:mod:`kgsvc.qa.zeroshot`; built once)."""
+        if self._graph_lexicon is None:
+            keys = sorted({relation_key(label) for label in self.graph.relation_labels})
+            self._graph_lexicon = GraphLexicon(embed=self.graph.embed, labels=keys)
+        return self._graph_lexicon
 
     @property
     def lexicon(self) -> RelationLexicon | None:
@@ -156,22 +166,45 @@ class CandidateRanker:
                 at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
                 raw[at] = self.alignment_scores(view.masked, [items[i][0][0] for i in at])
             aligned = _softmax(raw if prior is None else raw + prior) if self.lexicon is not None else aligned
+            # a lexicon learned from a handful of exemplars is noise next to the graph's own labels: its weight
+            # grows with the number of exemplars it was learned from
+            aligned *= min(1.0, len(self.exemplars or ()) / opts.align_full_at) if opts.align_full_at > 0 else 1.0
+        zero = np.zeros(len(items), np.float64)
+        if opts.w_zero:
+            graph_lexicon = self.graph_lexicon
+            for mentions, view in masked_views.items():
+                at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
+                zero[at] = self.alignment_scores(view.masked, [items[i][0][0] for i in at], graph_lexicon)
+            zero /= graph_lexicon.beta
         priors = []
-        for (sig, used), vote, a in zip((key for key, _ in items), item_votes, aligned, strict=True):
+        for (sig, used), vote, a, z in zip((key for key, _ in items), item_votes, aligned, zero, strict=True):
             coverage = len(set(used)) / n_spans
             mention_score = sum(spans[m].score for m in set(used)) / n_spans
             hops = sum(len(p) for p in sig) - len(sig)
-            penalty = opts.hop_penalty if not views[used].votes else opts.hop_penalty / 5
+            penalty = opts.hop_penalty if not views[used].votes and not opts.w_zero else opts.hop_penalty / 5
             detour = 2 * opts.hop_penalty if best[(sig, used)].detour else 0.0
-            priors.append(vote + 0.3 * coverage + 0.05 * mention_score - penalty * hops - detour + opts.w_align * a)
+            priors.append(
+                vote
+                + 0.3 * coverage
+                + 0.05 * mention_score
+                - penalty * hops
+                - detour
+                + opts.w_align * a
+                + opts.w_zero * z
+            )
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         top = order[: opts.embed_top]
         texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
-        vectors = self.vectors(texts)
+        variants = [
+            [text, *self.phrasings(items[i][1])] if opts.w_zero else [text] for i, text in zip(top, texts, strict=True)
+        ]
+        vectors = self.vectors([v for group in variants for v in group])
         ranked = []
-        for i, text, vec in zip(top, texts, vectors, strict=True):
+        offset = 0
+        for i, text, group in zip(top, texts, variants, strict=True):
             (sig, used), c = items[i]
-            sim = float(vec @ views[used].vector)
+            sim = float((vectors[offset : offset + len(group)] @ views[used].vector).max())
+            offset += len(group)
             ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, text))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
@@ -186,15 +219,26 @@ class CandidateRanker:
         if self.exemplars is not None and len(self.exemplars):
             near = self.exemplars.nearest(vector, opts.n_exemplars)[0]
             top_cos = max((cos for _, cos in near), default=0.0)
-            weights = [(i, float(np.exp((cos - top_cos) / opts.vote_temperature))) for i, cos in near]
-            total = sum(w for _, w in weights) or 1.0
-            for i, w in weights:
+            # a handful of exemplars votes in proportion to its size: twelve only tip near ties
+            size = min(1.0, len(self.exemplars) / opts.vote_full_at) if opts.vote_full_at > 0 else 1.0
+            weights = [(i, cos, float(np.exp((cos - top_cos) / opts.vote_temperature))) for i, cos in near]
+            total = sum(w for _, _, w in weights) or 1.0
+            for i, cos, w in weights:
                 voted = self.exemplars.signatures[i]
                 if voted is not None:
-                    votes[voted] = votes.get(voted, 0.0) + w / total
-        return QuestionView(masked, vector[0], votes)
+                    votes[voted] = votes.get(voted, 0.0) + w * vote_confidence(cos, opts) * size / total
+        return QuestionView(masked, vector[0], {sig: v for sig, v in votes.items() if v > 0})
 
-    def alignment_scores(self, masked: str, signatures: Sequence[Signature]) -> npt.NDArray[np.float64]:
+    def phrasings(self, candidate: CandidatePattern) -> list[str]:
+        """Texts of ``candidate`` from its relation labels (:func:`kgsvc.qa.zeroshot.phrasings`), branch by
+        branch; a conjunction's branch texts are joined with "and"."""
+        labels = self.graph.relation_labels
+        per_branch = [phrasings([(labels[r], out) for r, out in b.steps]) for b in candidate.branches]
+        return [" and ".join(texts) for texts in zip(*per_branch, strict=True)]
+
+    def alignment_scores(
+        self, masked: str, signatures: Sequence[Signature], lexicon: RelationLexicon | None = None
+    ) -> npt.NDArray[np.float64]:
         """Log-likelihood of each signature's relation steps under the order-aware lexicon (:mod:`kgsvc.qa.align`)
         given the words of ``masked``; zeros without exemplars. The ranking turns them into the posterior
         ``P(signature | question)`` with a softmax over all candidates, plus the exemplar votes as log prior. A
@@ -204,19 +248,37 @@ class CandidateRanker:
         -----
         O(candidates · words · hops²) time; each distinct step path is aligned once per question view.
         """
-        lexicon = self.lexicon
+        lexicon = lexicon or self.lexicon
         if lexicon is None or not signatures:
             return np.zeros(len(signatures), np.float64)
         tokens, masks = question_tokens(masked)
         if self._phrases is None:
             self._phrases = frozenset(" ".join(fold(label).split()) for label in self.graph.relation_labels)
-        words = [(tokens[i], g) for i, g in reading_order(tokens, masks, phrases=self._phrases)]
-        score = lexicon.scorer(words)
+        readings = [reading_order(tokens, masks, phrases=self._phrases)]
+        if isinstance(lexicon, GraphLexicon):  # "the directors of X actors", "the films of X released": the better
+            # reading counts
+            trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True)
+            readings += [trailing] if trailing != readings[0] else []
+            lexicon.prepare(tokens, sorted({s[0] for sig in signatures for p in sig for s in p}))
+            signatures = [tuple(mark_returns(path) for path in sig) for sig in signatures]
+        scorers = [lexicon.scorer([(tokens[i], g) for i, g in order]) for order in readings]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
-            scores[i] = max(score([s for path in o for s in path]) for o in orders)
+            scores[i] = max(score([s for path in o for s in path]) for o in orders for score in scorers)
         return scores
+
+
+def vote_confidence(cos: float, opts: QAOptions) -> float:
+    """How much an exemplar at cosine ``cos`` from the masked question votes: 0 up to ``opts.vote_min_cos``, 1 from
+    ``opts.vote_full_cos`` on, linear between. A dozen exemplars then add evidence only where one reads like the
+    question, instead of outvoting the zero-shot reading with the nearest of twelve unrelated ones.
+
+    >>> vote_confidence(0.95, QAOptions()), vote_confidence(0.5, QAOptions())
+    (1.0, 0.0)
+    """
+    span = max(opts.vote_full_cos - opts.vote_min_cos, 1e-9)
+    return float(min(1.0, max(0.0, (cos - opts.vote_min_cos) / span)))
 
 
 def _softmax(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -2,7 +2,9 @@
 
 :func:`answerer_for` adapts the dataset's current index (``KG.index``) to a :class:`~kgsvc.qa.graph.QAGraph`,
 loads the dataset's exemplars from ``<data_dir>/exemplars/<dataset>.jsonl`` when that file exists (JSON lines,
-:func:`kgsvc.qa.exemplars.read_exemplars`), attaches the version's GNN link predictor (``<version>/gnn/``, used
+:func:`kgsvc.qa.exemplars.read_exemplars`; written by :mod:`kgsvc.qa.exemplar_store`, and re-read when the file
+changes: an added exemplar counts from the next question, no restart), attaches the version's GNN link
+predictor (``<version>/gnn/``, used
 with ``infer=True``) once one is trained, and keeps the answerer until a newer index version is current or the
 GNN is (re)trained. The LLM (``open_llm(settings)``) is opened only when an option needs it
 (``strategy="pattern"``, ``llm_choice``, ``verbalise``), once per KG.
@@ -40,6 +42,14 @@ def _stamp(path: Path) -> float | None:
         return None
 
 
+def _file_stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def needs_llm(options: QAOptions) -> bool:
     """Whether these options use the LLM."""
     return options.strategy == "pattern" or options.llm_choice or options.verbalise
@@ -57,13 +67,14 @@ def answerer_for(kg: Any, dataset: str, options: QAOptions) -> QuestionAnswerer:
     """
     index = kg.index(dataset)
     model = index.path / GNN_FOLDER
-    key = (index.version, _stamp(model / artifacts.METRICS))  # a GNN trained later for this version counts
+    path = kg.settings.data_dir / "exemplars" / f"{dataset}.jsonl"
+    # a GNN trained later for this version counts, and so does a change of the exemplar file
+    key = (index.version, _stamp(model / artifacts.METRICS), _file_stamp(path))
     with _LOCK:
         per_kg = _CACHE.setdefault(kg, {})
         cached = per_kg.get(dataset)
         if cached is None or cached[0] != key:
             exemplars = None
-            path = kg.settings.data_dir / "exemplars" / f"{dataset}.jsonl"
             if path.exists():
                 exemplars = ExemplarSet.build(read_exemplars(path), index.embedder.encode)
             graph = QAGraph.from_index(index, name=dataset)

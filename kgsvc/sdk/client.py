@@ -197,6 +197,23 @@ class Client:
         result: dict[str, Any] = self._request("POST", "/ask", json=body).json()
         return result
 
+    # -- exemplars ------------------------------------------------------------------------------------------
+
+    def exemplars(self, dataset: str) -> list[dict[str, Any]]:
+        """The dataset's exemplars (``GET /datasets/{name}/exemplars``), as :meth:`KG.exemplars`."""
+        result: list[dict[str, Any]] = self._request("GET", f"/datasets/{dataset}/exemplars").json()
+        return result
+
+    def add_exemplars(self, dataset: str, exemplars: list[dict[str, Any]]) -> int:
+        """Add exemplars (``POST /datasets/{name}/exemplars``), as :meth:`KG.add_exemplars`."""
+        response = self._request("POST", f"/datasets/{dataset}/exemplars", json={"exemplars": exemplars})
+        return int(response.json()["count"])
+
+    def remove_exemplars(self, dataset: str, questions: list[str]) -> int:
+        """Remove exemplars by question (``DELETE /datasets/{name}/exemplars``), as :meth:`KG.remove_exemplars`."""
+        response = self._request("DELETE", f"/datasets/{dataset}/exemplars", json={"questions": questions})
+        return int(response.json()["removed"])
+
     # -- catalog --------------------------------------------------------------------------------------------
 
     def similar(self, term: str, *, dataset: str, k: int = 10, literals: bool = False) -> list[SimilarNode]:

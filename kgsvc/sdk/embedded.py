@@ -497,6 +497,39 @@ class KG:
         opts = QAOptions.from_kwargs(**options)
         return answerer_for(self, dataset, opts).ask(question, **options)
 
+    # -- exemplars -------------------------------------------------------------------------------------------
+
+    def exemplars(self, dataset: str) -> list[dict[str, Any]]:
+        """The dataset's user-supplied exemplars (question → pattern; :mod:`kgsvc.qa.exemplar_store`) as JSON
+        objects. Raises ``DatasetError`` if the dataset is unknown."""
+        from kgsvc.qa.exemplar_store import exemplar_path, list_exemplars
+
+        self.catalog.get(dataset)
+        return [e.to_json() for e in list_exemplars(exemplar_path(self.settings.data_dir, dataset))]
+
+    def add_exemplars(self, dataset: str, exemplars: Sequence[dict[str, Any]]) -> int:
+        """Add exemplars (objects with ``question``, ``entities``, ``triples``, ``answer``; one with a question
+        already there replaces it); the next ``ask`` uses them. Returns how many the dataset has now.
+
+        Raises ``DatasetError`` if the dataset is unknown, ``ValueError`` naming an invalid exemplar (nothing is
+        added then).
+        """
+        from kgsvc.qa.exemplar_store import add_exemplars, exemplar_path, parse_exemplars
+
+        self.catalog.get(dataset)
+        parsed = parse_exemplars(exemplars)
+        return len(add_exemplars(exemplar_path(self.settings.data_dir, dataset), parsed))
+
+    def remove_exemplars(self, dataset: str, questions: Sequence[str]) -> int:
+        """Remove the exemplars with these question texts; returns how many were removed.
+
+        Raises ``DatasetError`` if the dataset is unknown.
+        """
+        from kgsvc.qa.exemplar_store import exemplar_path, remove_exemplars
+
+        self.catalog.get(dataset)
+        return remove_exemplars(exemplar_path(self.settings.data_dir, dataset), questions)
+
     def similar(self, term: str, *, dataset: str, k: int = 10, literals: bool = False) -> list[SimilarNode]:
         """The ``k`` nodes of ``dataset`` nearest to ``term`` by GNN embedding, nearest first
         (:meth:`kgsvc.gnn.predict.LinkPredictor.similar`: cosine of the R-GCN node embeddings, stored in Qdrant);

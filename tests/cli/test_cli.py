@@ -80,3 +80,34 @@ def test_similar_lists_the_nearest_entities_by_gnn_embedding(tmp_path: Path) -> 
     assert table.returncode == 0 and expected[0].label in table.stdout
     missing = run("similar", "https://kgsvc.local/sample/film_Nope", "-D", "movies", data_dir=data)
     assert missing.returncode == 1 and "is not a node of dataset 'movies'" in missing.stderr
+
+
+def test_exemplars_add_list_remove(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert run("load", str(kgsvc.sample_path()), "--dataset", "movies", data_dir=data).returncode == 0
+    row = {
+        "question": "who made the film Paprika",
+        "entities": ["Paprika"],
+        "triples": [["Paprika", "directed by", "?x"]],
+        "answer": "?x",
+    }
+    good = tmp_path / "ex.jsonl"
+    good.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    added = run("exemplars", "add", str(good), "-D", "movies", data_dir=data)
+    assert added.returncode == 0 and "movies has 1" in added.stdout, added.stderr
+    listed = run("exemplars", "list", "-D", "movies", "--json", data_dir=data)
+    assert json.loads(listed.stdout.strip())["question"] == row["question"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**row, "answer": "Paprika"}) + "\n", encoding="utf-8")
+    refused = run("exemplars", "add", str(bad), "-D", "movies", data_dir=data)
+    assert (
+        refused.returncode == 1
+        and "exemplar 1 is not valid" in refused.stderr
+        and "nothing was added" in refused.stderr
+    )
+    assert "Traceback" not in refused.stderr and str(tmp_path) not in refused.stderr
+    removed = run("exemplars", "remove", str(row["question"]), "-D", "movies", data_dir=data)
+    assert removed.returncode == 0 and "removed 1" in removed.stdout
+    assert run("exemplars", "remove", str(row["question"]), "-D", "movies", data_dir=data).returncode == 1
+    unknown = run("exemplars", "list", "-D", "nope", data_dir=data)
+    assert unknown.returncode == 1 and "nope" in unknown.stderr

@@ -1,0 +1,237 @@
+"""Zero-shot reading of a question against the graph's own relation vocabulary (no exemplars needed).
+
+Without exemplars the order-aware alignment of :mod:`kgsvc.qa.align` has no learned lexicon. This module gives it
+one read off the graph itself: the probability that a question word mentions a relation step comes from the
+relation's **label** (the dataset's own vocabulary, DESIGN §3), by
+
+* **lexical** match: the word and a content word of the label share a stem (a common prefix of at least
+  ``min(5, shorter word)`` and at least 3 characters: "directors" ↔ "directed by", "starring" ↔ "starred actors",
+  "nation" ↔ "nationality");
+* **embedding** similarity: the cosine of the MiniLM embeddings of the word and of the label (or of one of the
+  label's content words), which carries paraphrases the label does not spell ("born" ↔ "place of birth",
+  "couple" ↔ "spouse").
+
+With ``sim(w, s)`` the larger of the two (lexical = 1) and the **contrast** ``c(w, s) = sim(w, s) − max(0.35,
+max sim(w, s'))`` over the graph's other relations ``s'`` (those sharing no content word with ``s``: a word close to
+every relation, "films" in a film graph, names none of them), the emission of a content word is
+``t(w | s) = exp(β · (c(w, s) − τ))`` when ``c ≥ τ`` and ~0 below, against ``t(w | NULL) = 1``: a word explains a
+step when it is closer to that relation than to any other by the margin ``τ``, and the gain grows with the margin.
+Function words ("what", "the", "of") only go to NULL. A step that walks back its neighbour's relation ("the films
+that share actors with X": starred → starred⁻¹) may also be explained by a share cue ("same", "also", "co-").
+Each step that no word aligns to costs ``log(miss)``. Fed to the monotone
+Viterbi alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the
+question's relation mentions it explains, in reading order: a one-hop path leaves the second relation's words
+unexplained ("which person directed the movies starred by X" needs *starred* and *directed*), a path with a step
+the question never mentions pays ``miss``.
+
+The lexicon is the zero-shot counterpart of IBM Model 1's translation table (Brown et al. 1993, Computational
+Linguistics 19(2)): the table is replaced by a similarity kernel over label and word embeddings, as in
+embedding-based relation matching for KBQA (Yih et al. 2015, "Semantic Parsing via Staged Query Graph
+Generation", ACL P15-1128, §3.2.2, which scores a relation against the question's words by a learned
+similarity; here the similarity is MiniLM's and nothing is trained).
+
+Entry point: :class:`GraphLexicon` (one per dataset; word embeddings cached), used by
+:mod:`kgsvc.qa.rank`.
+
+It names no benchmark relation: everything comes from the labels the graph holds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from kgsvc.qa.align import RelationLexicon
+from kgsvc.qa.exemplars import Step
+from kgsvc.qa.link import STOPWORDS
+
+__all__ = [
+    "FUNCTION_WORDS",
+    "RETURN",
+    "SHARE_CUES",
+    "GraphLexicon",
+    "content_words",
+    "mark_returns",
+    "phrasings",
+    "stem_match",
+]
+
+Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
+
+#: Words that never mention a relation: question words, articles, auxiliaries, prepositions, genitive markers.
+FUNCTION_WORDS = frozenset(STOPWORDS | {"'s", "x", "one", "ones", "someone", "something"})
+
+
+#: Marks a step that walks back the relation of its neighbour step ("the films that share actors with X").
+RETURN = "\x00return"
+#: Words that say a relation value is shared: they explain a step that walks back its neighbour's relation.
+SHARE_CUES = frozenset(
+    {
+        "same",
+        "also",
+        "share",
+        "shares",
+        "shared",
+        "sharing",
+        "together",
+        "other",
+        "others",
+        "co",
+        "another",
+        "both",
+        "too",
+        "similar",
+    }
+)
+
+
+def mark_returns(steps: Sequence[Step]) -> tuple[Step, ...]:
+    """``steps`` with each step that walks its neighbour's relation the other way marked :data:`RETURN`.
+
+    >>> mark_returns([("starred actors", True), ("starred actors", False)])[1][0].endswith(RETURN)
+    True
+    """
+    out = []
+    for i, (key, outgoing) in enumerate(steps):
+        near = [steps[j] for j in (i - 1, i + 1) if 0 <= j < len(steps)]
+        out.append((key + RETURN, outgoing) if (key, not outgoing) in near else (key, outgoing))
+    return tuple(out)
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` (folded, split on spaces, ``_`` and ``-``) that are not :data:`FUNCTION_WORDS`.
+
+    >>> content_words("place_of_birth")
+    ['place', 'birth']
+    """
+    words = text.casefold().replace("_", " ").replace("-", " ").split()
+    return [w for w in words if w not in FUNCTION_WORDS]
+
+
+def stem_match(a: str, b: str) -> bool:
+    """Whether two words share a stem: a common prefix of ≥ 3 characters and ≥ ``min(5, len(shorter))``.
+
+    >>> stem_match("directors", "directed"), stem_match("act", "actors"), stem_match("is", "island")
+    (True, True, False)
+    """
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n >= 3 and n >= min(5, len(a), len(b))
+
+
+def phrasings(steps: Sequence[tuple[str, bool]]) -> list[str]:
+    """Several texts of a relation path from a masked entity ``X`` (labels as given, in walking order).
+
+    Each step is ``(label, outgoing)``. The texts are compared with the masked question by MiniLM cosine
+    (:mod:`kgsvc.qa.rank`); the best one counts, so the phrasings complement each other: a nested genitive
+    ("the directed by of the starred actors of X"), a question with the labels from the answer back to the entity
+    and a plain chain from the entity.
+
+    >>> phrasings([("starred actors", False), ("directed by", True)])[0]
+    'the directed by of the starred actors of X'
+    """
+    labels = [label for label, _ in steps]
+    genitive = "X"
+    for label in labels:
+        genitive = f"the {label} of {genitive}"
+    backward = "what " + " ".join(reversed(labels)) + " X"
+    chain = "X " + " ".join(labels)
+    return [genitive, backward, chain]
+
+
+@dataclass
+class GraphLexicon(RelationLexicon):
+    """``t(word | step)`` from relation labels by stem match and embedding similarity (module docstring).
+
+    Parameters
+    ----------
+    embed : callable
+        The sentence embedder (unit vectors), e.g. the bundled MiniLM.
+    beta : float
+        Sharpness of the emission ``exp(β · (sim − τ))``.
+    tau : float
+        Similarity above which a word is better explained by the step than by NULL.
+
+    Notes
+    -----
+    Steps are ``(relation key, outgoing)`` as in :data:`kgsvc.qa.exemplars.Step`; the key (the folded label) is
+    the label text, so no relation table is needed. Each distinct word and label is embedded once.
+    """
+
+    embed: Embed | None = None
+    labels: Sequence[str] = ()
+    beta: float = 8.0
+    tau: float = 0.08
+    floor_sim: float = 0.35
+    cue: float = 0.4
+    miss: float = 0.02
+    _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
+    _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
+
+    def _embed(self, texts: Sequence[str]) -> None:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing and self.embed is not None:
+            for text, vector in zip(missing, self.embed(missing), strict=True):
+                self._vectors[text] = np.asarray(vector, dtype=np.float32)
+
+    def prepare(self, words: Sequence[str], keys: Sequence[str]) -> None:
+        """Embed the content words among ``words`` and the labels ``keys`` (and their content words) in one batch."""
+        texts = [w for w in words if w not in FUNCTION_WORDS]
+        for key in [*keys, *self.labels]:
+            texts.append(key)
+            texts += content_words(key)
+        self._embed(texts)
+
+    def similarity(self, word: str, key: str) -> float:
+        """``sim(word, label)`` in [0, 1]: 1 for a stem match, else the best embedding cosine (module docstring)."""
+        cached = self._sims.get((word, key))
+        if cached is not None:
+            return cached
+        parts = content_words(key)
+        if any(stem_match(word, p) for p in parts):
+            sim = 1.0
+        else:
+            self._embed([word, key, *parts])
+            v = self._vectors.get(word)
+            sim = 0.0
+            if v is not None:
+                sim = max(float(v @ self._vectors[t]) for t in [key, *parts] if t in self._vectors)
+        self._sims[(word, key)] = sim
+        return sim
+
+    def contrast(self, word: str, key: str) -> float:
+        """``sim(word, key)`` less the word's best similarity to the *other* relation labels of the graph (those
+        that share no content word with ``key``; at least :attr:`floor_sim`): a word names a relation when it is
+        closer to it than to every other relation ("films" in a film graph is close to all of them and names
+        none)."""
+        own = set(content_words(key))
+        rivals = [k for k in self.labels if not own & set(content_words(k))]
+        best = max([self.similarity(word, k) for k in rivals], default=0.0)
+        return self.similarity(word, key) - max(best, self.floor_sim)
+
+    def prob(self, word: str, step: Step) -> float:
+        """``t(word | step)``: 1 for NULL, ``exp(β (contrast − τ))`` for a content word, ~0 for a function word;
+        a share cue ("same", "also", "co-") is a content word of a step marked :data:`RETURN`."""
+        key, _ = step
+        if not key:
+            return 1.0
+        returning = key.endswith(RETURN)
+        key = key.removesuffix(RETURN)
+        cue = word in SHARE_CUES
+        if word.startswith("co-"):
+            cue, word = True, word[3:]
+        if returning and cue:
+            return math.exp(self.beta * self.cue)
+        if word in FUNCTION_WORDS or not word.strip("'"):
+            return 1e-9
+        contrast = self.contrast(word, key)
+        if contrast < self.tau:
+            return 1e-9  # explains nothing: it can neither stand for the step nor spare the step its miss
+        return math.exp(self.beta * (contrast - self.tau))
