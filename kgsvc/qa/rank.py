@@ -40,6 +40,10 @@ from kgsvc.qa.zeroshot import GraphLexicon, mark_returns, phrasings
 __all__ = ["CandidateRanker", "QuestionView", "RankedCandidate", "vote_confidence"]
 
 
+#: Candidates using every mention that are kept past ``QAOptions.embed_top`` (see :meth:`CandidateRanker.rank`).
+_FULL_COVERAGE_KEPT = 3
+
+
 @dataclass
 class RankedCandidate:
     """A grounded candidate, its signature, its score (higher is better) and its verbalisation."""
@@ -194,6 +198,10 @@ class CandidateRanker:
             )
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         top = order[: opts.embed_top]
+        # the best few candidates that use every mention ("both X and Y") are always read against the question,
+        # even when single-mention paths fill the cut by prior
+        chosen = set(top)
+        top += [i for i in order if len(set(items[i][0][1])) == n_spans and i not in chosen][:_FULL_COVERAGE_KEPT]
         texts = [verbalise(items[i][1], self.graph.relation_labels) for i in top]
         variants = [
             [text, *self.phrasings(items[i][1])] if opts.w_zero else [text] for i, text in zip(top, texts, strict=True)
