@@ -21,11 +21,13 @@ from kgsvc import jobs
 from kgsvc.catalog import Catalog, DatasetChanged
 from kgsvc.db import open_database
 from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
-from kgsvc.errors import DatasetError, IndexError_, LinkError
+from kgsvc.errors import DatasetError, IndexError_, IngestError, LinkError
 from kgsvc.gnn import artifacts
 from kgsvc.index.build import GNN_FOLDER, build_index, remove_dataset_indexes
 from kgsvc.index.dataset_index import DatasetIndex, open_index
 from kgsvc.ingest import load_file
+from kgsvc.ingest.loader import detect_format
+from kgsvc.ingest.subjects import file_subjects, update_subjects
 from kgsvc.qa.pipeline import QAOptions
 from kgsvc.qa.result import Answer
 from kgsvc.qa.service import answerer_for
@@ -129,6 +131,7 @@ class KG:
         entity_base = info.base_iri or base_iri or f"https://kgsvc.local/{dataset}/"
         job = job_id or self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
         target = f"urn:kgsvc:staging:{uuid.uuid4().hex}" if replace else info.graph
+        subjects = None if replace else self._load_subjects(path, dataset, format, base_iri, entity_base)
         removed = 0
         with self.catalog.running(job) as update:
             try:
@@ -157,6 +160,7 @@ class KG:
             triples_added=report.triples_added,
             triples_removed=removed,
             triples=report.triples_total,
+            subjects=None if report.bulk else subjects,
         )
         return LoadResult(
             dataset=dataset,
@@ -169,6 +173,21 @@ class KG:
             format=report.format,
             store_version=version,
         )
+
+    def _load_subjects(
+        self, path: Path, dataset: str, format: str | None, base_iri: str | None, entity_base: str
+    ) -> set[str] | None:
+        """The subjects of a file at most ``bulk_threshold_bytes`` long, written to the change log of the next
+        data version before the load (so a load that dies half-way leaves them there); ``None`` for a larger file
+        or one that does not parse (the load then reports what is wrong)."""
+        try:
+            if path.stat().st_size > self.settings.bulk_threshold_bytes:
+                return None
+            subjects = file_subjects(path, detect_format(path, format), base_iri=base_iri, entity_base=entity_base)
+        except (OSError, IngestError):
+            return None
+        self.catalog.intend_change(dataset, subjects)
+        return subjects
 
     def submit_load(
         self, path: str | Path, *, dataset: str, format: str | None = None, base_iri: str | None = None
@@ -259,6 +278,9 @@ class KG:
             names = {d.name for d in self.catalog.list()}
         known = [n for n in sorted(names) if self.catalog.exists(n)]
         before = {n: self.store.count(self.catalog.get(n).graph) for n in known}
+        subjects = update_subjects(update)  # None: not one INSERT/DELETE DATA, the index builds in full
+        for name in known:
+            self.catalog.intend_change(name, None if subjects is None else subjects.get(name, set()))
         self.store.update(update)
         changed = []
         for name in known:
@@ -269,6 +291,7 @@ class KG:
                     cause="update",
                     triples_added=max(0, after - before[name]),
                     triples_removed=max(0, before[name] - after),
+                    subjects=None if subjects is None else subjects.get(name, set()),
                 )
                 changed.append(name)
         return changed
