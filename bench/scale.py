@@ -17,7 +17,8 @@ the entities, labels and triples of ×1 (the 9 relations are shared). ``--baseli
 with the kgsvc of another checkout (``PYTHONPATH=DIR``, e.g. ``/work/main``) for the sizes of ``--baseline-scales``,
 in the same run.
 
-Run: ``python bench/scale.py --scales 1 4 [--baseline /work/main --baseline-scales 1] [--changes 5]``.
+Run: ``python bench/scale.py --scales 1 4 [--baseline /work/main --baseline-scales 1]``, with
+``KGSVC_EVAL_DATA=/work/shared/data`` when the benchmark data folder is not next to the checkout.
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ def measure(scale: int, workdir: Path, changes: int, asks: int, lookups: int, se
         director_of = {h: t for h, r, t in kb if r == "directed_by"}
         film = rng.choice(films)
         director = director_of[film]
-        seconds, modes, build_s = [], [], []
+        seconds, modes = [], []
+        build_s: list[dict[str, Any]] = []
         for i in range(changes):
             title = f"Quiet Harbour Nights Part {i + 1}"
             iri = f"<{entity_iri(base, title)}>"
@@ -120,7 +122,7 @@ def measure(scale: int, workdir: Path, changes: int, asks: int, lookups: int, se
             row = kg.catalog.current_index_version("kb")
             assert row is not None
             modes.append(str(row.metrics.get("mode", "full")))
-            build_s.append(float(row.metrics["total_s"]))
+            build_s.append({k: row.metrics.get(f"{k}_s") for k in (*STAGES, "total")})
         result["change_s"] = [round(s, 2) for s in seconds]
         result["change_build_s"] = build_s
         result["change_modes"] = modes
@@ -219,9 +221,12 @@ def main() -> None:
         args.out.write_text(json.dumps(result))
         return
     print(f"load average at start: {os.getloadavg()[0]:.2f}, cpus: {os.cpu_count()}", flush=True)
-    runs = [("this", ROOT, s) for s in args.scales]
-    if args.baseline is not None:
-        runs += [("baseline", args.baseline.resolve(), s) for s in args.baseline_scales]
+    runs = []
+    for scale in sorted(set(args.scales) | set(args.baseline_scales if args.baseline else [])):
+        if scale in args.scales:
+            runs.append(("this", ROOT, scale))
+        if args.baseline is not None and scale in args.baseline_scales:
+            runs.append(("baseline", args.baseline.resolve(), scale))
     results = []
     for code, path, scale in runs:
         print(f"measuring {code} ({path}) ×{scale} …", flush=True)

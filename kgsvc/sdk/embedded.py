@@ -179,13 +179,15 @@ class KG:
     ) -> set[str] | None:
         """The subjects of a file at most ``bulk_threshold_bytes`` long, written to the change log of the next
         data version before the load (so a load that dies half-way leaves them there); ``None`` for a larger file
-        or one that does not parse (the load then reports what is wrong)."""
+        (logged as not known: bulk loads are not atomic) or one that does not parse (the load then reports what is
+        wrong and changes nothing)."""
         try:
             if path.stat().st_size > self.settings.bulk_threshold_bytes:
+                self.catalog.intend_change(dataset, None)  # a bulk load killed half-way: the next build is full
                 return None
             subjects = file_subjects(path, detect_format(path, format), base_iri=base_iri, entity_base=entity_base)
         except (OSError, IngestError):
-            return None
+            return None  # the (all-or-nothing) load fails the same way and changes nothing
         self.catalog.intend_change(dataset, subjects)
         return subjects
 
@@ -291,6 +293,7 @@ class KG:
                     cause="update",
                     triples_added=max(0, after - before[name]),
                     triples_removed=max(0, before[name] - after),
+                    triples=after,
                     subjects=None if subjects is None else subjects.get(name, set()),
                 )
                 changed.append(name)

@@ -188,3 +188,23 @@ def test_failed_incremental_build_keeps_the_previous_version(
     assert _mode(manual, version) == "incremental"
     with _scratch(manual, tmp_path) as fresh:
         _assert_same(manual.index("sample"), fresh.index("sample"))
+
+
+def test_bulk_load_and_replace_make_the_next_build_full(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", auto_index=False, bulk_threshold_bytes=256)
+    with kgsvc.KG.open(settings=settings) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")  # bulk: not atomic, subjects not collected
+        kg.build_index("sample")
+        extra = tmp_path / "extra.nt"
+        extra.write_text(f'<{EX}film_Q> {LABEL} "Quiet Moon" .\n' * 8, encoding="utf-8")  # over 256 bytes
+        kg.load(extra, dataset="sample")
+        assert _mode(kg, kg.build_index("sample")) == "full"
+        small = tmp_path / "small.nt"
+        small.write_text(f'<{EX}film_R> {LABEL} "Red Moon" .\n', encoding="utf-8")
+        kg.load(small, dataset="sample")
+        assert _mode(kg, kg.build_index("sample")) == "incremental"
+        kg.load(small, dataset="sample", replace=True)
+        assert _mode(kg, kg.build_index("sample")) == "full"
+        assert list(kg.index("sample").node_terms) == sorted(
+            [f"<{EX}film_R>", '"Red Moon"'], key=lambda t: (t.startswith('"'), t)
+        )
