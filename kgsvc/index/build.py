@@ -59,7 +59,7 @@ import resource
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,7 @@ import numpy.typing as npt
 from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_, StoreError
 from kgsvc.index.changes import changed_subjects, forget_changes
+from kgsvc.index.chunks import embed_planned, forget_plans
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import searched_exactly
 from kgsvc.index.labels import (
@@ -86,6 +87,7 @@ from kgsvc.settings import Settings
 from kgsvc.store import Store
 
 __all__ = [
+    "EMBEDDING_FOLDER",
     "FORMAT",
     "GNN_FOLDER",
     "INCREMENTAL_MAX_SHARE",
@@ -108,6 +110,8 @@ FORMAT = "kgsvc-dataset-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 GNN_FOLDER = "gnn"
+#: Folder (beside the version folders) of the resumable embedding plans (kgsvc.index.chunks).
+EMBEDDING_FOLDER = "embedding"
 _KIND = {NODE_LABELS: "node", RELATION_LABELS: "relation"}  # collection -> file prefix of its tables
 
 
@@ -202,6 +206,7 @@ def build_index(
     store_version: int | None = None,
     embedder: Embedder | None = None,
     languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+    helpers: Callable[[Path], None] | None = None,
 ) -> int:
     """Build a new index version of ``dataset`` unless the current one covers ``store_version``.
 
@@ -217,6 +222,9 @@ def build_index(
         The label embedder; ``None``: ``Embedder(settings.embedding_model)``.
     languages
         Label language preference (:func:`kgsvc.index.labels.extract_labels`).
+    helpers
+        Called with the embedding plan folder when texts must be embedded, to start other processes on it
+        (:mod:`kgsvc.index.chunks`); this process works on the plan too. ``None``: this process alone.
 
     Returns
     -------
@@ -251,7 +259,7 @@ def build_index(
             subjects = changed_subjects(catalog.index_dir, dataset, current.store_version, info.store_version)
         try:
             counts, metrics = _build(
-                store, settings, info.graph, dataset, version, folder, embedder, languages, previous, subjects
+                store, settings, info.graph, dataset, version, folder, embedder, languages, previous, subjects, helpers
             )
         except BaseException as exc:
             catalog.finish_index_version(dataset, version, error=f"{type(exc).__name__}: {exc}")
@@ -270,6 +278,7 @@ def build_index(
             delete_version_files(settings, catalog.index_path(dataset, old))
         if catalog.index_dir is not None:
             forget_changes(catalog.index_dir, dataset, upto=info.store_version)
+        forget_plans(folder.parent / EMBEDDING_FOLDER)  # chunks of a killed attempt are kept until here
         log.info("index %s v%d complete: %s %s", dataset, version, counts, metrics)
         return version
 
@@ -297,6 +306,7 @@ def _build(
     languages: tuple[str, ...],
     previous: Path | None,
     subjects: set[str] | None,
+    helpers: Callable[[Path], None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted build with this number
     folder.mkdir(parents=True)
@@ -314,8 +324,13 @@ def _build(
     stages.metrics["mode"] = "incremental" if incremental else "full"
     stages.metrics["changed_subjects"] = len(subjects) if incremental and subjects is not None else None
     with stages.stage("embedding"):
-        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS)
-        relation_vectors, relation_reused = _embed(embedder, tables.relation_texts, previous, RELATION_LABELS)
+        plans = folder.parent / EMBEDDING_FOLDER
+        chunks: dict[str, int] = {}
+        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS, plans, helpers, chunks)
+        relation_vectors, relation_reused = _embed(
+            embedder, tables.relation_texts, previous, RELATION_LABELS, plans, helpers, chunks
+        )
+        stages.metrics.update(chunks)
         np.save(folder / embeddings_file(NODE_LABELS), node_vectors, allow_pickle=False)
         np.save(folder / embeddings_file(RELATION_LABELS), relation_vectors, allow_pickle=False)
     reused = node_reused + relation_reused
@@ -493,16 +508,31 @@ def _stable_points(
 
 
 def _embed(
-    embedder: Embedder, texts: list[str], previous: Path | None, collection: str
+    embedder: Embedder,
+    texts: list[str],
+    previous: Path | None,
+    collection: str,
+    plans: Path,
+    helpers: Callable[[Path], None] | None,
+    chunks: dict[str, int],
 ) -> tuple[npt.NDArray[np.float32], int]:
     """Embeddings of ``texts``, reusing the rows of the previous version's embeddings of ``collection`` for the
-    texts it had (when it was built with the same model); returns them and how many rows were reused.
+    texts it had (when it was built with the same model); returns them and how many rows were reused. New texts are
+    embedded in resumable chunks under ``plans`` (:func:`kgsvc.index.chunks.embed_planned`); their counts are added
+    to ``chunks``.
 
     O(texts) dictionary work plus forward passes for the new texts only.
     """
+
+    def encode(new_texts: list[str]) -> npt.NDArray[np.float32]:
+        rows, counts = embed_planned(embedder, new_texts, plans, helpers=helpers)
+        for key, value in counts.items():
+            chunks[key] = chunks.get(key, 0) + value
+        return rows
+
     old_texts, old_vectors = _previous_vectors(embedder, previous, collection)
     if not old_texts:
-        return embedder.encode(texts), 0
+        return encode(texts), 0
     row_of = {text: i for i, text in enumerate(old_texts)}
     hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
     new = [i for i, t in enumerate(texts) if t not in row_of]
@@ -511,7 +541,7 @@ def _embed(
         at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
         vectors[at] = old_vectors[rows]
     if new:
-        vectors[new] = embedder.encode([texts[i] for i in new])
+        vectors[new] = encode([texts[i] for i in new])
     return vectors, len(hits)
 
 

@@ -62,6 +62,7 @@ class KG:
             "kgsvc.build_index": functools.partial(jobs.build_index, self),
             "kgsvc.ask_batch": functools.partial(jobs.ask_batch, self),
             "kgsvc.train_gnn": functools.partial(jobs.train_gnn, self),
+            "kgsvc.embed_chunks": functools.partial(jobs.embed_chunks, self),
         }
 
     @classmethod
