@@ -16,11 +16,13 @@ Kill-safety: the log is appended (never rewritten) before the version bump commi
 after writing its subjects leaves a superset in the log of the next version, never a subset; a change that never
 reached :meth:`~kgsvc.catalog.Catalog.mark_changed` did not bump the version, and the next change's log does not
 name its subjects — the recovery that re-runs a lost ``mark_changed`` must therefore pass ``subjects=None``
-(a full build). Logs at or below a complete version's data version are deleted once that version is built.
+(a full build). Logs at or below a complete version's data version are deleted once that version is built (and
+the folder with them when empty).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Collection
 from pathlib import Path
@@ -42,12 +44,18 @@ def record_change(index_dir: Path, dataset: str, store_version: int, subjects: C
     The file is fsynced, so the log survives a crash of the process that then commits the version bump.
     """
     path = _log(index_dir, dataset, store_version)
-    path.parent.mkdir(parents=True, exist_ok=True)
     lines = [UNKNOWN] if subjects is None else [s for s in subjects if "\n" not in s]
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write("".join(f"{line}\n" for line in lines))
-        handle.flush()
-        os.fsync(handle.fileno())
+    for attempt in range(3):  # forget_changes may remove the empty folder between mkdir and open
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write("".join(f"{line}\n" for line in lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+            return
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
 
 
 def changed_subjects(index_dir: Path, dataset: str, after: int, upto: int) -> set[str] | None:
@@ -78,3 +86,5 @@ def forget_changes(index_dir: Path, dataset: str, upto: int) -> None:
         stem = path.stem
         if stem.isdigit() and int(stem) <= upto:
             path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # not empty: a newer change is logged
+        folder.rmdir()
