@@ -13,6 +13,7 @@ import pytest
 import kgsvc
 from kgsvc.errors import IndexError_
 from kgsvc.index import build as build_module
+from kgsvc.index import exact
 from kgsvc.index.changes import changed_subjects
 from kgsvc.index.dataset_index import DatasetIndex
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
@@ -135,6 +136,20 @@ def test_incremental_versions_equal_a_scratch_build(manual: kgsvc.KG, tmp_path: 
         assert NODE_LABELS in index.point_texts
         for query in QUERIES:
             assert _through_qdrant(index, query, 6) == _through_qdrant(reference, query, 6)
+
+
+def test_incremental_hnsw_collections_answer_like_a_scratch_build(
+    manual: kgsvc.KG, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the exact-search cap lowered, the node collection is an HNSW one (searched through Qdrant Edge for small
+    k): the copied, patched collection answers what a fresh one does."""
+    monkeypatch.setattr(exact, "EXACT_MAX_VALUES", 1_000)
+    manual.build_index("sample")
+    assert _changes(manual, tmp_path) == ["incremental"] * 5
+    index = manual.index("sample")
+    assert json.loads((index.path / "manifest.json").read_text())["hnsw"][NODE_LABELS] is True
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(index, fresh.index("sample"))
 
 
 def test_unknown_change_falls_back_to_a_full_build(manual: kgsvc.KG, tmp_path: Path) -> None:
