@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import socket
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -73,8 +74,10 @@ _HOLDER = f"{socket.gethostname()} {os.getpid()}"
 
 def _claim(lock: Path) -> bool:
     """Create ``lock`` exclusively (holding the host name and pid); else remove it when its holder is gone."""
+    own = lock.with_name(f"{lock.name}.{os.getpid()}.{threading.get_ident()}")
+    own.write_text(_HOLDER, encoding="utf-8")
     try:
-        handle = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        os.link(own, lock)  # atomic and exclusive: the lock never exists without its holder
     except FileExistsError:
         try:
             holder = lock.read_text(encoding="utf-8").split()
@@ -91,8 +94,8 @@ def _claim(lock: Path) -> bool:
         if stale:
             lock.unlink(missing_ok=True)
         return False
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        file.write(_HOLDER)
+    finally:
+        own.unlink(missing_ok=True)
     return True
 
 
