@@ -11,7 +11,7 @@ import builtins
 import contextlib
 import logging
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from kgsvc.db import Dataset, IndexVersion, Job, JobState, utcnow
 from kgsvc.errors import DatasetError, IndexError_, KgsvcError
+from kgsvc.index.changes import record_change
 from kgsvc.liveness import process_owner
 from kgsvc.queries import load_query
 from kgsvc.schemas import DatasetInfo, DatasetStats, IndexVersionInfo, JobInfo
@@ -172,11 +173,21 @@ class Catalog:
             shutil.rmtree(self.index_dir / name, ignore_errors=True)
 
     def mark_changed(
-        self, name: str, *, cause: str, triples_added: int = 0, triples_removed: int = 0, triples: int | None = None
+        self,
+        name: str,
+        *,
+        cause: str,
+        triples_added: int = 0,
+        triples_removed: int = 0,
+        triples: int | None = None,
+        subjects: Collection[str] | None = None,
     ) -> int:
         """Record that the data of ``name`` changed; returns the new ``store_version`` and notifies listeners.
 
         ``triples`` is the dataset's new triple count when the caller knows it (else it is counted).
+        ``subjects`` are the N-Triples texts of every subject whose triples the change added or removed (a superset
+        is fine), or ``None`` when not known; they go to the change log (:mod:`kgsvc.index.changes`) before the
+        version bump commits, and make the next index build incremental.
         """
         with self.sessions.begin() as session:
             row = self._row(session, name)
@@ -184,6 +195,8 @@ class Catalog:
             row.triple_count = self.store.count(row.graph_iri) if triples is None else triples
             row.updated_at = utcnow()
             version = row.store_version
+            if self.index_dir is not None:
+                record_change(self.index_dir, name, version, subjects)
         event = DatasetChanged(name, version, cause, triples_added, triples_removed)
         for listener in list(self._listeners):
             try:
@@ -191,6 +204,14 @@ class Catalog:
             except Exception:  # a failing listener must not undo a committed change
                 log.exception("dataset-changed listener %r failed for %s", listener, event)
         return version
+
+    def intend_change(self, name: str, subjects: Collection[str] | None) -> None:
+        """Write ``subjects`` (``None``: not known) to the change log of the data version after the current one,
+        before a change is written to the store: a change that dies half-way leaves them logged, so the next index
+        build re-reads them (:mod:`kgsvc.index.changes`). A no-op without an index folder or for a new dataset."""
+        if self.index_dir is None or not self.exists(name):
+            return
+        record_change(self.index_dir, name, self.get(name).store_version + 1, subjects)
 
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener`` after every change of any dataset's data."""

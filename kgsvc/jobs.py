@@ -6,6 +6,7 @@ it was killed half-way, converges to the state of one uninterrupted run.
 
 * :func:`ingest` — load a file into a dataset (RDF set semantics make a re-run add nothing twice);
 * :func:`build_index` — build the dataset's index version for its current data, unless one is complete already;
+* :func:`embed_chunks` — help a build embed its texts (chunks persisted, so a killed helper loses one chunk);
 * :func:`ask_batch` — answer many questions, writing the answers to the job row;
 * :func:`train_gnn` — train the GNN link predictor on a graph snapshot (cancellable, resumable, atomic output);
   its held-out scores are also recorded on the index version it was trained for.
@@ -23,12 +24,12 @@ from kgsvc.schemas import JobInfo
 if TYPE_CHECKING:
     from kgsvc.sdk.embedded import KG
 
-__all__ = ["REGISTRY_NAMES", "ask_batch", "build_index", "ingest", "train_gnn"]
+__all__ = ["EMBED_HELPERS", "REGISTRY_NAMES", "ask_batch", "build_index", "embed_chunks", "ingest", "train_gnn"]
 
 log = logging.getLogger(__name__)
 
 #: The job names, shared by the in-process dispatcher and the Celery tasks.
-REGISTRY_NAMES = ("kgsvc.ingest", "kgsvc.build_index", "kgsvc.ask_batch", "kgsvc.train_gnn")
+REGISTRY_NAMES = ("kgsvc.ingest", "kgsvc.build_index", "kgsvc.ask_batch", "kgsvc.train_gnn", "kgsvc.embed_chunks")
 
 
 def ingest(
@@ -45,6 +46,11 @@ def ingest(
     return result.model_dump(mode="json")
 
 
+#: ``kgsvc.embed_chunks`` helper tasks a distributed build queues for its embedding plan (idle workers take them;
+#: one that finds nothing left to do returns at once).
+EMBED_HELPERS = 8
+
+
 def build_index(kg: KG, *, dataset: str, store_version: int | None = None) -> int | None:
     """Bring the dataset's indexes up to date with its data, as a ``build_index`` job row (so ``kgsvc jobs`` and
     ``GET /jobs`` show it); returns the current index version.
@@ -52,19 +58,41 @@ def build_index(kg: KG, *, dataset: str, store_version: int | None = None) -> in
     Does nothing when the newest complete version already covers ``store_version`` (or the dataset's current
     data version when ``None``) — so duplicate events and retries are cheap. With ``Settings.gnn_train`` it then
     queues the GNN training of that version (:meth:`KG.submit_train_gnn`, which skips a version already trained).
+    With a Celery broker, the texts to embed are shared with other workers: :data:`EMBED_HELPERS`
+    ``kgsvc.embed_chunks`` tasks are queued on the build's embedding plan (:mod:`kgsvc.index.chunks`).
     """
     current = kg.catalog.current_index_version(dataset)
     wanted = kg.catalog.get(dataset).store_version if store_version is None else store_version
     if current is not None and current.store_version >= wanted:
         version: int | None = current.version  # covered already: no build, no job row
     else:
+        helpers = None
+        if kg.settings.broker_url is not None:
+
+            def helpers(plan: Path) -> None:
+                for _ in range(EMBED_HELPERS):
+                    kg.dispatcher.submit("kgsvc.embed_chunks", plan=str(plan))
+
+        from kgsvc.index.build import build_index as build
+
         job = kg.catalog.create_job("build_index", dataset=dataset, params={"store_version": wanted})
         with kg.catalog.running(job) as update:
-            version = kg.build_index(dataset, store_version=store_version)
+            version = build(kg.store, kg.catalog, kg.settings, dataset, store_version=store_version, helpers=helpers)
             update(counts={"index_version": version})
     if version is not None and kg.settings.gnn_train:
         kg.submit_train_gnn(dataset, version=version)
     return version
+
+
+def embed_chunks(kg: KG, *, plan: str) -> int:
+    """Embed the chunks of the embedding plan in folder ``plan`` that no process has taken (a build's helper);
+    returns how many this call embedded (0 when the build finished meanwhile)."""
+    from kgsvc.index.chunks import work_on_plan
+
+    try:
+        return work_on_plan(Path(plan))
+    except FileNotFoundError:  # the plan is complete and was deleted
+        return 0
 
 
 def ask_batch(

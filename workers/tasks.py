@@ -22,7 +22,7 @@ from kgsvc.sdk import KG
 from kgsvc.settings import Settings
 from workers.app import app
 
-__all__ = ["ask", "ask_batch", "build_index", "ingest", "train_gnn"]
+__all__ = ["ask", "ask_batch", "build_index", "embed_chunks", "ingest", "train_gnn"]
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,12 @@ def ingest(
 def build_index(self: Task, *, dataset: str, store_version: int | None = None) -> int | None:
     with dataset_lock(dataset):
         return jobs.build_index(worker_kg(), dataset=dataset, store_version=store_version)
+
+
+@app.task(name="kgsvc.embed_chunks", bind=True, **_RETRY)
+def embed_chunks(self: Task, *, plan: str) -> int:
+    # No dataset lock: the build that wrote the plan holds it; chunks are claimed by lock files (kgsvc.index.chunks)
+    return jobs.embed_chunks(worker_kg(), plan=plan)
 
 
 @app.task(name="kgsvc.ask", bind=True, **_RETRY)

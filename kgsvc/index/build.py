@@ -14,6 +14,8 @@
     label_literals.npy       bool per node: a literal whose only edges are labelling ones (``rdfs:label "X"``)
     node_vectors.npy         float32 (node texts x dimension), the embeddings the collections were filled from
     relation_vectors.npy     float32 (relation texts x dimension)
+    node_text_points.npy     int64, vector point id of node text t (stable across incremental versions)
+    relation_text_points.npy int64, likewise for relation texts
     snapshot/                kgsvc.index.snapshot.GraphSnapshot
     gnn/                     the GNN link predictor trained on snapshot/ (kgsvc.gnn.artifacts), written later by
                              the ``train_gnn`` job when Settings.gnn_train is on; absent until then
@@ -38,6 +40,27 @@ other rows are copied from that version's ``*_vectors.npy``. Embedding dominates
 change (a few new entities) costs the label pass, the snapshot and the vector inserts, not a re-embedding; the
 metrics say how many texts were ``embedded`` and ``reused``. Everything else is rebuilt whole, so an
 incremental version is the same as a full one (up to float rounding of the batches).
+
+Every build embeds only the label texts the previous complete version did not have (same model); the other rows
+are copied from that version's ``*_vectors.npy``; the metrics say how many texts were ``embedded`` and ``reused``.
+
+**Incremental versions** (metrics ``mode``: ``incremental`` or ``full``). When every data version since the
+previous complete index version logged the subjects it changed (:mod:`kgsvc.index.changes`; loads of files up to
+``bulk_threshold_bytes`` and ``INSERT DATA`` / ``DELETE DATA`` updates do), and the previous version was built with
+the same model, languages and labelling predicates, and at most :data:`INCREMENTAL_MAX_SHARE` of its nodes changed:
+
+* labels: the previous tables (:func:`load_tables`) are patched with the changed subjects' triples, re-read from
+  the store (:func:`kgsvc.index.labels.patch_tables`) — no scan of the store;
+* vectors: the previous version's Qdrant Edge shards are copied (a file copy: HNSW is not rebuilt) and only the
+  points of vanished texts are deleted and those of new texts upserted. Point ids are stable across versions: a
+  text keeps the point id it had (``*_text_points.npy``), new texts get ids above every earlier one; Qdrant's
+  optimizers compact the small appendable segment and the deletions. A full build numbers points by text id;
+* snapshot: rebuilt from the patched triple arrays (O(m log m) in numpy, no store access).
+
+Otherwise the build is full (one scan of the store, new collections). Both give the same tables, triples (in
+canonical order), snapshot and answers — an incremental version equals a from-scratch build of the same data up to
+float rounding of embedding batches (``tests/index/test_incremental.py``). Still O(n) per incremental version:
+the term and text tables and ``*_vectors.npy`` are written whole and the shards copied (cheap sequential I/O).
 """
 
 from __future__ import annotations
@@ -48,7 +71,7 @@ import resource
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -59,19 +82,32 @@ import numpy.typing as npt
 from kgsvc import faults, interrupt
 from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_, StoreError
+from kgsvc.index.changes import changed_subjects, forget_changes
+from kgsvc.index.chunks import embed_planned, forget_plans
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import searched_exactly
-from kgsvc.index.labels import DEFAULT_LANGUAGES, LABEL_PREDICATES, LabelTables, extract_labels
-from kgsvc.index.names import embedded, encode_bounded
+from kgsvc.index.labels import (
+    DEFAULT_LANGUAGES,
+    LABEL_PREDICATES,
+    LabelTables,
+    extract_labels,
+    patch_tables,
+    subject_triples,
+)
+from kgsvc.index.names import NamePlan, embedded, encode_bounded, name_plan
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
 from kgsvc.store import Store
 
 __all__ = [
+    "EMBEDDING_FOLDER",
     "FORMAT",
     "GNN_FOLDER",
+    "INCREMENTAL_MAX_SHARE",
     "embeddings_file",
+    "load_tables",
+    "points_file",
     "node_label_vectors",
     "node_labels",
     "version_terms",
@@ -88,6 +124,8 @@ FORMAT = "kgsvc-dataset-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 GNN_FOLDER = "gnn"
+#: Folder (beside the version folders) of the resumable embedding plans (kgsvc.index.chunks).
+EMBEDDING_FOLDER = "embedding"
 _KIND = {NODE_LABELS: "node", RELATION_LABELS: "relation"}  # collection -> file prefix of its tables
 
 
@@ -182,6 +220,7 @@ def build_index(
     store_version: int | None = None,
     embedder: Embedder | None = None,
     languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+    helpers: Callable[[Path], None] | None = None,
 ) -> int:
     """Build a new index version of ``dataset`` unless the current one covers ``store_version``.
 
@@ -197,6 +236,9 @@ def build_index(
         The label embedder; ``None``: ``Embedder(settings.embedding_model)``.
     languages
         Label language preference (:func:`kgsvc.index.labels.extract_labels`).
+    helpers
+        Called with the embedding plan folder when texts must be embedded, to start other processes on it
+        (:mod:`kgsvc.index.chunks`); this process works on the plan too. ``None``: this process alone.
 
     Returns
     -------
@@ -227,9 +269,23 @@ def build_index(
         folder = catalog.index_path(dataset, version)
         previous = catalog.index_path(dataset, current.version) if current is not None else None
         names = tuple(info.name_predicates or settings.name_predicates)
+        subjects = None  # the subjects changed since the previous version, when every change logged them
+        if current is not None and catalog.index_dir is not None:
+            subjects = changed_subjects(catalog.index_dir, dataset, current.store_version, info.store_version)
         try:
             counts, metrics = _build(
-                store, settings, info.graph, dataset, version, folder, embedder, languages, previous, names
+                store,
+                settings,
+                info.graph,
+                dataset,
+                version,
+                folder,
+                embedder,
+                languages,
+                previous,
+                subjects,
+                helpers,
+                name_predicates=names,
             )
         except BaseException as exc:
             catalog.finish_index_version(dataset, version, error=f"{type(exc).__name__}: {exc}")
@@ -247,6 +303,9 @@ def build_index(
         # the version this one replaces stays (a query that opened it finishes on it); older ones go
         for old in catalog.remove_index_versions(dataset, below=current.version if current else version):
             delete_version_files(settings, catalog.index_path(dataset, old))
+        if catalog.index_dir is not None:
+            forget_changes(catalog.index_dir, dataset, upto=info.store_version)
+        forget_plans(folder.parent / EMBEDDING_FOLDER)  # chunks of a killed attempt are kept until here
         log.info("index %s v%d complete: %s %s", dataset, version, counts, metrics)
         return version
 
@@ -274,6 +333,9 @@ def _build(
     embedder: Embedder | None,
     languages: tuple[str, ...],
     previous: Path | None,
+    subjects: set[str] | None,
+    helpers: Callable[[Path], None] | None = None,
+    *,
     name_predicates: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted build with this number
@@ -282,15 +344,39 @@ def _build(
     stages = _Stages()
     started = time.perf_counter()
     with stages.stage("labels"):
-        tables = extract_labels(store, graph, languages=languages, name_predicates=name_predicates)
+        # the name plan (which predicates name the nodes) is read from the data every time: a change that alters
+        # it (a new name predicate discovered) makes the build full, since every label may change
+        plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES)
+        base = _incremental_base(previous, subjects, embedder, languages, plan)
+        if base is None or subjects is None:
+            tables = extract_labels(store, graph, languages=languages, plan=plan)
+        else:
+            tables = patch_tables(
+                base, subjects, subject_triples(store, graph, subjects), languages=languages, plan=plan
+            )
         _write_tables(folder, tables)
+    incremental = base is not None
+    stages.metrics["mode"] = "incremental" if incremental else "full"
+    stages.metrics["changed_subjects"] = len(subjects) if incremental and subjects is not None else None
     faults.kill_point("index-mid-build")
     with stages.stage("embedding"):
+        plans = folder.parent / EMBEDDING_FOLDER
+        chunks: dict[str, int] = {}
         names = {label for term, label in zip(tables.node_terms, tables.node_labels, strict=True) if term[0] != '"'}
-        node_vectors, node_reused = _embed(embedder, tables.node_texts, previous, NODE_LABELS, names)
-        relation_vectors, relation_reused = _embed(
-            embedder, tables.relation_texts, previous, RELATION_LABELS, set(tables.relation_texts)
+        node_vectors, node_reused = _embed(
+            embedder, tables.node_texts, previous, NODE_LABELS, names, plans, helpers, chunks
         )
+        relation_vectors, relation_reused = _embed(
+            embedder,
+            tables.relation_texts,
+            previous,
+            RELATION_LABELS,
+            set(tables.relation_texts),
+            plans,
+            helpers,
+            chunks,
+        )
+        stages.metrics.update(chunks)
         np.save(folder / embeddings_file(NODE_LABELS), node_vectors, allow_pickle=False)
         np.save(folder / embeddings_file(RELATION_LABELS), relation_vectors, allow_pickle=False)
     reused = node_reused + relation_reused
@@ -302,14 +388,27 @@ def _build(
             backend: dict[str, Any] = {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"}
         else:
             backend = {"kind": "edge"}
+        hnsw: dict[str, bool] = {}
         with vector_index_for(settings, folder, backend) as vectors:
-            for name, rows in ((NODE_LABELS, node_vectors), (RELATION_LABELS, relation_vectors)):
+            for name, rows, texts in (
+                (NODE_LABELS, node_vectors, tables.node_texts),
+                (RELATION_LABELS, relation_vectors, tables.relation_texts),
+            ):
                 # a collection searched exactly (kgsvc.index.exact) needs no HNSW graph: a cheap finish()
-                vectors.create_collection(
-                    name, int(rows.shape[1]), hnsw=not searched_exactly(rows.shape[0], rows.shape[1])
-                )
-                vectors.add(name, rows)
+                hnsw[name] = not searched_exactly(rows.shape[0], rows.shape[1])
+                old = _copied_collection(previous, folder, name, hnsw[name], backend) if incremental else None
+                if old is None:
+                    points = np.arange(len(texts), dtype=np.int64)
+                    vectors.create_collection(name, int(rows.shape[1]), hnsw=hnsw[name])
+                    vectors.add(name, rows)
+                else:
+                    points, new_rows, removed = _stable_points(texts, *old)
+                    vectors.delete(name, removed)
+                    vectors.add(name, rows[new_rows], ids=points[new_rows])
+                    stages.metrics[f"{_KIND[name]}_points_upserted"] = int(new_rows.shape[0])
+                    stages.metrics[f"{_KIND[name]}_points_deleted"] = int(removed.shape[0])
                 vectors.finish(name)
+                np.save(folder / points_file(name), points, allow_pickle=False)
     with stages.stage("snapshot"):
         _write_snapshot(folder, tables)
     counts = {
@@ -331,23 +430,161 @@ def _build(
         "embedding_model": str(embedder.model_path),
         "dimension": int(node_vectors.shape[1]),
         "languages": list(languages),
+        "name_plan": _plan_json(plan),
+        "hnsw": hnsw,
         "counts": counts,
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return counts, stages.metrics
 
 
+#: An incremental build re-reads the changed subjects; above this share of the previous version's nodes a full
+#: label pass (one scan) is cheaper than the per-subject look-ups.
+INCREMENTAL_MAX_SHARE = 0.2
+
+
+def _plan_json(plan: NamePlan) -> dict[str, list[str]]:
+    return {"predicates": list(plan.predicates), "given": list(plan.given), "family": list(plan.family)}
+
+
+def _incremental_base(
+    previous: Path | None, subjects: set[str] | None, embedder: Embedder, languages: tuple[str, ...], plan: NamePlan
+) -> LabelTables | None:
+    """The previous version's tables when this build can patch them (module docstring), else ``None``."""
+    if previous is None or subjects is None:
+        return None
+    try:
+        manifest = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    same = (
+        manifest.get("languages") == list(languages)
+        and manifest.get("name_plan") == _plan_json(plan)
+        and manifest.get("embedding_model") == str(embedder.model_path)
+    )
+    if not same or len(subjects) > INCREMENTAL_MAX_SHARE * max(1, manifest.get("counts", {}).get("nodes", 0)):
+        return None
+    try:
+        return load_tables(previous)
+    except IndexError_:
+        return None
+
+
+def load_tables(folder: Path) -> LabelTables:
+    """The :class:`LabelTables` of the complete version in ``folder`` (terms, labels and triples by id).
+
+    O(n + m) reads for n terms and m triples.
+
+    Raises
+    ------
+    IndexError_
+        When a table is missing or unreadable.
+    """
+    try:
+        node_terms, relation_terms = version_terms(folder)
+        texts = {
+            kind: json.loads((folder / f"{kind}_texts.json").read_text(encoding="utf-8")) for kind in _KIND.values()
+        }
+        text_ids = {kind: np.load(folder / f"{kind}_text_ids.npy", allow_pickle=False) for kind in _KIND.values()}
+        snapshot = GraphSnapshot.load(folder / "snapshot", mmap=True)
+    except (OSError, ValueError) as exc:
+        raise IndexError_(f"index version folder {folder} has unreadable tables: {exc}") from exc
+    node_labels = [texts["node"][i] for i in text_ids["node"].tolist()]
+    relation_labels = [texts["relation"][i] for i in text_ids["relation"].tolist()]
+    return LabelTables(
+        node_terms=node_terms,
+        node_labels=node_labels,
+        relation_terms=relation_terms,
+        relation_labels=relation_labels,
+        node_texts=texts["node"],
+        node_text_ids=text_ids["node"],
+        relation_texts=texts["relation"],
+        relation_text_ids=text_ids["relation"],
+        heads=np.asarray(snapshot.triple_heads, dtype=np.int64),
+        relations=np.asarray(snapshot.triple_relations, dtype=np.int64),
+        tails=np.asarray(snapshot.triple_tails, dtype=np.int64),
+    )
+
+
+def points_file(collection: str) -> str:
+    """The file of a collection's point ids in a version folder: int64, point id of text id ``t``."""
+    return f"{_KIND[collection]}_text_points.npy"
+
+
+def _copied_collection(
+    previous: Path | None, folder: Path, name: str, hnsw: bool, backend: dict[str, Any]
+) -> tuple[list[str], npt.NDArray[np.int64]] | None:
+    """Copy the previous version's Qdrant Edge shard of ``name`` into ``folder`` and return that version's texts
+    and point ids; ``None`` (nothing copied) when it cannot be reused: another backend, another HNSW choice, or
+    files missing. The copy is a file copy (O(collection bytes), no HNSW rebuild); the caller then deletes and
+    upserts only the changed points."""
+    if previous is None or backend.get("kind") != "edge":
+        return None
+    try:
+        manifest = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
+        if manifest.get("backend", {}).get("kind") != "edge" or manifest.get("hnsw", {}).get(name) != hnsw:
+            return None
+        texts = json.loads((previous / f"{_KIND[name]}_texts.json").read_text(encoding="utf-8"))
+        points = np.load(previous / points_file(name), allow_pickle=False)
+        target = folder / "vectors" / name
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(previous / "vectors" / name, target)
+    except (OSError, ValueError):
+        return None
+    if points.shape != (len(texts),):
+        return None
+    return texts, np.asarray(points, dtype=np.int64)
+
+
+def _stable_points(
+    texts: list[str], old_texts: list[str], old_points: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Point ids of ``texts`` that keep the previous version's id of every text it had; new texts get ids above
+    every old one. Returns the point ids, the text ids to upsert (new texts) and the old point ids to delete.
+
+    O(n) dictionary look-ups.
+    """
+    point_of = dict(zip(old_texts, old_points.tolist(), strict=True))
+    points = np.empty(len(texts), dtype=np.int64)
+    new_rows: list[int] = []
+    next_point = int(old_points.max()) + 1 if old_points.shape[0] else 0
+    for i, text in enumerate(texts):
+        point = point_of.get(text)
+        if point is None:
+            point, next_point = next_point, next_point + 1
+            new_rows.append(i)
+        points[i] = point
+    removed = np.setdiff1d(old_points, points, assume_unique=True)
+    return points, np.asarray(new_rows, dtype=np.int64), removed
+
+
 def _embed(
-    embedder: Embedder, texts: list[str], previous: Path | None, collection: str, names: set[str]
+    embedder: Embedder,
+    texts: list[str],
+    previous: Path | None,
+    collection: str,
+    names: set[str],
+    plans: Path,
+    helpers: Callable[[Path], None] | None,
+    chunks: dict[str, int],
 ) -> tuple[npt.NDArray[np.float32], int]:
     """Embeddings of ``texts``, reusing the rows of the previous version's embeddings of ``collection`` for the
-    texts it had (when it was built with the same model); returns them and how many rows were reused.
+    texts it had (when it was built with the same model); returns them and how many rows were reused. New texts are
+    embedded in resumable chunks under ``plans`` (:func:`kgsvc.index.chunks.embed_planned`); their counts are added
+    to ``chunks``.
 
     O(texts) dictionary work plus forward passes for the new texts only.
     """
+
+    def encode(new_texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        rows, counts = embed_planned(embedder, list(new_texts), plans, helpers=helpers)
+        for key, value in counts.items():
+            chunks[key] = chunks.get(key, 0) + value
+        return rows
+
     old_texts, old_vectors = _previous_vectors(embedder, previous, collection)
     if not old_texts:
-        return encode_bounded(embedder.encode, texts, dimension=embedder.dimension, names=names), 0
+        return encode_bounded(encode, texts, dimension=embedder.dimension, names=names), 0
     row_of = {text: i for i, text in enumerate(old_texts)}
     hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
     new = [i for i, t in enumerate(texts) if t not in row_of]
@@ -356,9 +593,7 @@ def _embed(
         at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
         vectors[at] = old_vectors[rows]
     if new:
-        vectors[new] = encode_bounded(
-            embedder.encode, [texts[i] for i in new], dimension=embedder.dimension, names=names
-        )
+        vectors[new] = encode_bounded(encode, [texts[i] for i in new], dimension=embedder.dimension, names=names)
     return vectors, len(hits)
 
 

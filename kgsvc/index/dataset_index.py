@@ -31,7 +31,8 @@ and keeps the first ``k``; so when many nodes share one label, the entities (sma
 The vector search is exact (:func:`kgsvc.index.exact.exact_search` over the version's ``*_vectors.npy``,
 memory-mapped) when :func:`~kgsvc.index.exact.searched_exactly` says so (at most ``EXACT_MAX_VALUES`` floats, or
 ``k`` at least 1/``EXACT_MIN_SHARE`` of the collection); otherwise HNSW (approximate) in Qdrant. Versions built
-before the embeddings were kept beside the collections always use Qdrant.
+before the embeddings were kept beside the collections always use Qdrant. The collections of an incrementally built
+version keep earlier point ids (:attr:`DatasetIndex.point_texts` maps them back to text ids).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ import numpy.typing as npt
 
 from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_
-from kgsvc.index.build import FORMAT, MANIFEST, embeddings_file, vector_index_for
+from kgsvc.index.build import FORMAT, MANIFEST, embeddings_file, points_file, vector_index_for
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import exact_search, searched_exactly
 from kgsvc.index.snapshot import GraphSnapshot
@@ -106,6 +107,11 @@ class DatasetIndex:
     _text_nodes: npt.NDArray[np.integer[Any]] = field(repr=False)
     label_literals: npt.NDArray[np.bool_] = field(repr=False)
     embeddings: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
+    #: collection -> (its point ids sorted, the text id of each): the collections of an incrementally built
+    #: version keep the point ids of earlier versions (kgsvc.index.build); absent when point id = text id
+    point_texts: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = field(
+        default_factory=dict, repr=False
+    )
     _text_relations_indptr: npt.NDArray[np.int64] = field(init=False, repr=False)
     _text_relations: npt.NDArray[np.int64] = field(init=False, repr=False)
 
@@ -170,7 +176,17 @@ class DatasetIndex:
         """Exact or HNSW search of ``collection`` (module docstring)."""
         matrix = self.embeddings.get(collection)
         if matrix is None or not searched_exactly(matrix.shape[0], matrix.shape[1], k):
-            return self.vectors.search(collection, vectors, k)
+            hits = self.vectors.search(collection, vectors, k)
+            points = self.point_texts.get(collection)
+            if points is None:
+                return hits
+            sorted_points, texts = points  # point ids -> text ids, then the text-id order of ties
+            mapped = []
+            for row in hits:
+                at = np.searchsorted(sorted_points, [p for p, _ in row])
+                pairs = zip(texts[at].tolist(), [d for _, d in row], strict=True)
+                mapped.append(sorted(pairs, key=lambda h: (h[1], h[0])))
+            return mapped
         rows = np.asarray(vectors, dtype=np.float32)
         return exact_search(matrix, rows[None, :] if rows.ndim == 1 else rows, k)
 
@@ -289,10 +305,17 @@ def load_index(
         ) from exc
     snapshot = GraphSnapshot.load(folder / "snapshot", mmap=True)
     embeddings = {}
+    point_texts = {}
     for collection in (NODE_LABELS, RELATION_LABELS):
         path = folder / embeddings_file(collection)
         if path.exists():
             embeddings[collection] = np.load(path, mmap_mode="r", allow_pickle=False)
+        points_path = folder / points_file(collection)
+        if points_path.exists():
+            points = np.load(points_path, allow_pickle=False).astype(np.int64)
+            if not np.array_equal(points, np.arange(points.shape[0])):
+                order = np.argsort(points, kind="stable")
+                point_texts[collection] = (points[order], order)
     return DatasetIndex(
         dataset=dataset,
         version=version,
@@ -311,6 +334,7 @@ def load_index(
         _text_nodes=arrays["text_nodes"],
         label_literals=arrays["label_literals"],
         embeddings=embeddings,
+        point_texts=point_texts,
     )
 
 

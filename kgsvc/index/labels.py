@@ -23,12 +23,21 @@ Terms are kept as N-Triples text (``<iri>``, ``_:b``, ``"lex"@en``, ``"5"^^<…#
 
 Cost: one pass over the triples and one over the label literals, O(m) dict look-ups plus an O(n log n) sort of
 the terms; about 1 s for MetaQA's 129k triples (measured in ``tests/index``, reported by the build metrics).
+Triples are kept in canonical order (by head, relation, tail id), so their edge ids depend only on the data.
+
+Incremental: :func:`subject_triples` re-reads the triples of the subjects a change touched and
+:func:`patch_tables` patches a previous version's tables with them (:mod:`kgsvc.index.build`). The label choice
+itself (:func:`kgsvc.index.names.best_names` under the build's name plan, :func:`_text`) is shared by both paths;
+it must stay a function of a term's own labelling triples (or of the term) for the patch to equal a full pass. One
+exception: an IRI-named node that is a class (object of ``rdf:type``) gets a humanised name, and the patch knows
+only the changed subjects' ``rdf:type`` triples.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import unquote
@@ -36,7 +45,7 @@ from urllib.parse import unquote
 import numpy as np
 import numpy.typing as npt
 
-from kgsvc.index.names import best_names, candidates_query, iri_name, name_plan
+from kgsvc.index.names import NamePlan, best_names, candidates_query, iri_name, name_plan
 from kgsvc.queries import load_query
 from kgsvc.store import Literal, QuerySolutions, Store
 
@@ -47,6 +56,8 @@ __all__ = [
     "LabelTables",
     "extract_labels",
     "humanize",
+    "patch_tables",
+    "subject_triples",
     "tables_from_triples",
 ]
 
@@ -136,6 +147,7 @@ def extract_labels(
     languages: Sequence[str] = DEFAULT_LANGUAGES,
     name_predicates: Sequence[str] = (),
     discovery: bool = True,
+    plan: NamePlan | None = None,
 ) -> LabelTables:
     """Read the triples and labels of ``graph`` from ``store`` and build the :class:`LabelTables`.
 
@@ -153,6 +165,8 @@ def extract_labels(
         (:func:`kgsvc.index.names.name_plan`).
     discovery
         Also discover name predicates and given + family name pairs from the data (:mod:`kgsvc.index.names`).
+    plan
+        The name plan when the caller has read it already (then ``name_predicates`` and ``discovery`` are unused).
 
     Returns
     -------
@@ -169,7 +183,8 @@ def extract_labels(
     """
     rows = cast(QuerySolutions, store.query(load_query("labels_triples"), default_graph=[graph]))
     triples = ((str(row[0]), str(row[1]), row[2]) for row in rows)
-    plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES, discovery=discovery)
+    if plan is None:
+        plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES, discovery=discovery)
     candidates = cast(QuerySolutions, store.query(candidates_query(plan), default_graph=[graph]))
     labels = best_names(
         ((str(r[0]), r[1].value, r[2]) for r in candidates), plan, lambda tag: _language_rank(tag, languages)
@@ -208,6 +223,29 @@ def tables_from_triples(triples: Iterable[tuple[str, str, Any]], labels: dict[st
     classes = _classes(relation_index, node_index, heads, rels, tails)
     node_labels = [_text(term, labels, literal_text, faithful=term not in classes) for term in node_terms]
     relation_labels = [_text(term, labels, literal_text) for term in relation_terms]
+    return _tables(
+        node_terms,
+        node_labels,
+        relation_terms,
+        relation_labels,
+        node_remap[np.asarray(heads, dtype=np.int64)] if heads else np.zeros(0, np.int64),
+        rel_remap[np.asarray(rels, dtype=np.int64)] if rels else np.zeros(0, np.int64),
+        node_remap[np.asarray(tails, dtype=np.int64)] if tails else np.zeros(0, np.int64),
+    )
+
+
+def _tables(
+    node_terms: list[str],
+    node_labels: list[str],
+    relation_terms: list[str],
+    relation_labels: list[str],
+    heads: npt.NDArray[np.int64],
+    relations: npt.NDArray[np.int64],
+    tails: npt.NDArray[np.int64],
+) -> LabelTables:
+    """The tables, with the triples in canonical order (by head, relation, tail id): a full and an incremental
+    build of the same data give the same edge ids."""
+    order = np.lexsort((tails, relations, heads))
     node_texts, node_text_ids = _distinct(node_labels)
     relation_texts, relation_text_ids = _distinct(relation_labels)
     return LabelTables(
@@ -219,10 +257,175 @@ def tables_from_triples(triples: Iterable[tuple[str, str, Any]], labels: dict[st
         node_text_ids=node_text_ids,
         relation_texts=relation_texts,
         relation_text_ids=relation_text_ids,
-        heads=node_remap[np.asarray(heads, dtype=np.int64)] if heads else np.zeros(0, np.int64),
-        relations=rel_remap[np.asarray(rels, dtype=np.int64)] if rels else np.zeros(0, np.int64),
-        tails=node_remap[np.asarray(tails, dtype=np.int64)] if tails else np.zeros(0, np.int64),
+        heads=heads[order],
+        relations=relations[order],
+        tails=tails[order],
     )
+
+
+def subject_triples(store: Store, graph: str, subjects: Iterable[str]) -> list[tuple[str, str, Any]]:
+    """Every triple of ``graph`` whose subject is one of ``subjects`` (N-Triples IRIs ``<…>``), as
+    :func:`tables_from_triples` takes them. O(triples of the subjects) index look-ups, batched.
+
+    Raises
+    ------
+    ValueError
+        When a subject is not an IRI in N-Triples form.
+    StoreError
+        When the store fails.
+    """
+    terms = sorted(subjects)
+    for term in terms:
+        if not (term.startswith("<") and term.endswith(">")) or any(c in term[1:-1] for c in '<>" {}|^`\\\n'):
+            raise ValueError(f"not an IRI subject: {term!r}")
+    rows: list[tuple[str, str, Any]] = []
+    for offset in range(0, len(terms), _SUBJECT_BATCH):
+        values = " ".join(terms[offset : offset + _SUBJECT_BATCH])
+        query = f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {values} }} ?s ?p ?o }}"
+        result = cast(QuerySolutions, store.query(query, default_graph=[graph]))
+        rows.extend((str(row[0]), str(row[1]), row[2]) for row in result)
+    return rows
+
+
+_SUBJECT_BATCH = 512
+_FEW = 64
+
+
+def _order(term: str) -> tuple[bool, str]:
+    """The node order of the tables: IRIs and blank nodes, then literals, each by N-Triples text."""
+    return (term.startswith('"'), term)
+
+
+def patch_tables(
+    old: LabelTables,
+    subjects: Collection[str],
+    triples: Iterable[tuple[str, str, Any]],
+    *,
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
+    plan: NamePlan,
+) -> LabelTables:
+    """The tables of ``old``'s data after its subjects ``subjects`` got exactly the triples ``triples``.
+
+    ``plan`` is the name plan the build read from the data (:func:`kgsvc.index.names.name_plan`); the caller
+    patches only when it equals the plan ``old`` was built with.
+
+    Every triple of ``old`` whose head is a changed subject is dropped and ``triples`` (the subjects' triples
+    now, :func:`subject_triples`) are added; nodes and relations no triple mentions any more go, new ones come in
+    at their place in the sorted order. A term's label depends only on its own labelling triples, so labels are
+    recomputed for the changed subjects and the new terms only. The result equals :func:`extract_labels` on the
+    changed data (same ids, texts and triple order).
+
+    Notes
+    -----
+    O(m) vectorised work over the m old triples, O(n) list copies over the n old terms, and O((k + a) log n) for
+    the k changed subjects and a added terms; the distinct texts are re-sorted (O(n log n), in C).
+    """
+    rows = list(triples)
+    labels = best_names(
+        ((s, p[1:-1], o) for s, p, o in rows if isinstance(o, Literal)),
+        plan,
+        lambda tag: _language_rank(tag, languages),
+    )
+    classes = {str(o) for _, p, o in rows if p == f"<{RDF_TYPE}>"}
+    literal_text = {str(o): o.value for _, _, o in rows if isinstance(o, Literal)}
+    old_nodes = {term: i for i, term in enumerate(old.node_terms)}
+    old_relations = {term: j for j, term in enumerate(old.relation_terms)}
+    changed = np.fromiter((old_nodes[s] for s in subjects if s in old_nodes), dtype=np.int64)
+    keep = ~np.isin(old.heads, changed)
+    kept_heads, kept_relations, kept_tails = old.heads[keep], old.relations[keep], old.tails[keep]
+
+    node_used = np.zeros(old.n_nodes, dtype=bool)
+    node_used[kept_heads] = True
+    node_used[kept_tails] = True
+    relation_used = np.zeros(old.n_relations, dtype=bool)
+    relation_used[kept_relations] = True
+    added_nodes: set[str] = set()
+    added_relations: set[str] = set()
+    for s, p, o in rows:
+        for term in (s, str(o)):
+            i = old_nodes.get(term)
+            if i is None:
+                added_nodes.add(term)
+            else:
+                node_used[i] = True
+        j = old_relations.get(p)
+        if j is None:
+            added_relations.add(p)
+        else:
+            relation_used[j] = True
+
+    def label_of(term: str) -> str:  # a new node may be an old relation and vice versa: same label
+        if term not in subjects:
+            if (i := old_nodes.get(term)) is not None:
+                return old.node_labels[i]
+            if (j := old_relations.get(term)) is not None:
+                return old.relation_labels[j]
+        return _text(term, labels, literal_text, faithful=term not in classes)
+
+    node_terms, node_labels, node_remap = _merge(old.node_terms, old.node_labels, node_used, added_nodes, label_of)
+    relation_terms, relation_labels, relation_remap = _merge(
+        old.relation_terms, old.relation_labels, relation_used, added_relations, label_of
+    )
+    for subject in subjects:  # a changed subject's label is chosen again from its labelling triples now
+        for table, remap, index in (
+            (node_labels, node_remap, old_nodes),
+            (relation_labels, relation_remap, old_relations),
+        ):
+            i = index.get(subject)
+            if i is not None and remap[i] >= 0:
+                faithful = table is node_labels and subject not in classes
+                table[int(remap[i])] = _text(subject, labels, literal_text, faithful=faithful)
+    new_index = {term: i for i, term in enumerate(node_terms)} if rows else {}
+    new_relation = {term: j for j, term in enumerate(relation_terms)} if rows else {}
+    count = len(rows)
+    heads = np.concatenate(
+        [node_remap[kept_heads], np.fromiter((new_index[s] for s, _, _ in rows), dtype=np.int64, count=count)]
+    )
+    relations = np.concatenate(
+        [relation_remap[kept_relations], np.fromiter((new_relation[p] for _, p, _ in rows), np.int64, count)]
+    )
+    tails = np.concatenate(
+        [node_remap[kept_tails], np.fromiter((new_index[str(o)] for _, _, o in rows), dtype=np.int64, count=count)]
+    )
+    return _tables(node_terms, node_labels, relation_terms, relation_labels, heads, relations, tails)
+
+
+def _merge(
+    terms: list[str],
+    term_labels: Sequence[str],
+    used: npt.NDArray[np.bool_],
+    added: set[str],
+    label_of: Callable[[str], str],
+) -> tuple[list[str], list[str], npt.NDArray[np.int64]]:
+    """Old ``terms`` (in table order) that are still ``used``, merged with the ``added`` ones; their labels
+    (the old ones' kept, the new ones' ``label_of``) and old id → new id (-1: gone)."""
+    gone = np.flatnonzero(~used)
+    if gone.shape[0] > _FEW:
+        kept = np.flatnonzero(used).tolist()
+        survivors, survivor_labels = [terms[i] for i in kept], [term_labels[i] for i in kept]
+    else:  # a few deletions: list copies in C
+        survivors, survivor_labels = list(terms), list(term_labels)
+        for i in gone[::-1].tolist():
+            del survivors[i]
+            del survivor_labels[i]
+    new = sorted(added, key=_order)
+    at = [bisect.bisect_left(survivors, _order(term), key=_order) for term in new]
+    merged: list[str] = []
+    merged_labels: list[str] = []
+    start = 0
+    for term, position in zip(new, at, strict=True):
+        merged.extend(survivors[start:position])
+        merged_labels.extend(survivor_labels[start:position])
+        merged.append(term)
+        merged_labels.append(label_of(term))
+        start = position
+    merged.extend(survivors[start:])
+    merged_labels.extend(survivor_labels[start:])
+    # survivor r moves up by the number of new terms inserted at or before it
+    shift = np.searchsorted(np.asarray(at, dtype=np.int64), np.arange(len(survivors)), side="right")
+    remap = np.full(len(terms), -1, dtype=np.int64)
+    remap[np.flatnonzero(used)] = np.arange(len(survivors), dtype=np.int64) + shift
+    return merged, merged_labels, remap
 
 
 def _classes(

@@ -22,11 +22,13 @@ from kgsvc import faults, interrupt, jobs, recovery
 from kgsvc.catalog import Catalog, DatasetChanged
 from kgsvc.db import open_database
 from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
-from kgsvc.errors import DatasetError, IndexError_, Interrupted, KgsvcError, LinkError
+from kgsvc.errors import DatasetError, IndexError_, IngestError, Interrupted, KgsvcError, LinkError
 from kgsvc.gnn import artifacts
 from kgsvc.index.build import GNN_FOLDER, build_index, remove_dataset_indexes
 from kgsvc.index.dataset_index import DatasetIndex, open_index
 from kgsvc.ingest import load_file
+from kgsvc.ingest.loader import detect_format
+from kgsvc.ingest.subjects import file_subjects, update_subjects
 from kgsvc.qa.pipeline import QAOptions
 from kgsvc.qa.result import Answer
 from kgsvc.qa.service import answerer_for
@@ -75,6 +77,7 @@ class KG:
             "kgsvc.build_index": functools.partial(jobs.build_index, self),
             "kgsvc.ask_batch": functools.partial(jobs.ask_batch, self),
             "kgsvc.train_gnn": functools.partial(jobs.train_gnn, self),
+            "kgsvc.embed_chunks": functools.partial(jobs.embed_chunks, self),
         }
 
     @classmethod
@@ -205,6 +208,7 @@ class KG:
         entity_base = info.base_iri or base_iri or f"https://kgsvc.local/{dataset}/"
         job = job_id or self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
         target = f"{recovery.STAGING_GRAPH_PREFIX}{uuid.uuid4().hex}" if replace else info.graph
+        subjects = None if replace else self._load_subjects(path, dataset, format, base_iri, entity_base)
         removed = 0
 
         def checked(done: int, total: int | None) -> None:
@@ -248,6 +252,7 @@ class KG:
             triples_added=report.triples_added,
             triples_removed=removed,
             triples=report.triples_total,
+            subjects=None if report.bulk else subjects,
         )
         return LoadResult(
             dataset=dataset,
@@ -270,6 +275,23 @@ class KG:
             if created and self.catalog.exists(dataset):
                 self.catalog.drop(dataset)
             raise
+
+    def _load_subjects(
+        self, path: Path, dataset: str, format: str | None, base_iri: str | None, entity_base: str
+    ) -> set[str] | None:
+        """The subjects of a file at most ``bulk_threshold_bytes`` long, written to the change log of the next
+        data version before the load (so a load that dies half-way leaves them there); ``None`` for a larger file
+        (logged as not known: bulk loads are not atomic) or one that does not parse (the load then reports what is
+        wrong and changes nothing)."""
+        try:
+            if path.stat().st_size > self.settings.bulk_threshold_bytes:
+                self.catalog.intend_change(dataset, None)  # a bulk load killed half-way: the next build is full
+                return None
+            subjects = file_subjects(path, detect_format(path, format), base_iri=base_iri, entity_base=entity_base)
+        except (OSError, IngestError):
+            return None  # the (all-or-nothing) load fails the same way and changes nothing
+        self.catalog.intend_change(dataset, subjects)
+        return subjects
 
     def submit_load(
         self, path: str | Path, *, dataset: str, format: str | None = None, base_iri: str | None = None
@@ -381,6 +403,9 @@ class KG:
         else:
             names = [d.name for d in datasets if d.graph in scope.writes]
         before = {n: self.store.count(self.catalog.get(n).graph) for n in names}
+        subjects = update_subjects(update)  # None: not one INSERT/DELETE DATA, the index builds in full
+        for name in names:
+            self.catalog.intend_change(name, None if subjects is None else subjects.get(name, set()))
         self.store.update(update)
         if scope.every_write:
             self._drop_orphan_graphs()
@@ -394,6 +419,7 @@ class KG:
                     triples_added=max(0, after - before[name]),
                     triples_removed=max(0, before[name] - after),
                     triples=after,
+                    subjects=None if subjects is None else subjects.get(name, set()),
                 )
                 changed.append(name)
         return changed

@@ -1,0 +1,105 @@
+"""Resumable, shareable embedding chunks (kgsvc.index.chunks): a build killed mid-embedding resumes from the chunks
+it persisted and publishes the same version as an uninterrupted build; two workers share one plan."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kgsvc
+from kgsvc.index import chunks
+from kgsvc.index.build import EMBEDDING_FOLDER
+from kgsvc.index.embed import Embedder
+from kgsvc.index.vectors import NODE_LABELS
+from kgsvc.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+CHUNK_FILE = re.compile(r"^\d+\.npy$")
+
+# Builds the sample's index with 4 texts a chunk and kills itself (SIGKILL) once 3 chunks are on disk: a real kill
+# in the middle of the embedding stage.
+KILLED_BUILD = """
+import os, re, signal, sys, threading, time
+from pathlib import Path
+import kgsvc
+from kgsvc.index import chunks
+from kgsvc.index.build import build_index
+from kgsvc.settings import Settings
+
+chunks.CHUNK_TEXTS = 4
+kg = kgsvc.KG.open(settings=Settings(data_dir=Path(sys.argv[1]), auto_index=False))
+
+def helpers(plan):
+    def watch():
+        while sum(1 for p in plan.iterdir() if re.match(r"^\\d+\\.npy$", p.name)) < 3:
+            time.sleep(0.001)
+        os.kill(os.getpid(), signal.SIGKILL)
+    threading.Thread(target=watch, daemon=True).start()
+
+build_index(kg.store, kg.catalog, kg.settings, "sample", helpers=helpers)
+print("not killed")
+"""
+
+
+def _load_sample(data: Path) -> None:
+    with kgsvc.KG.open(settings=Settings(data_dir=data, auto_index=False)) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")
+
+
+def test_killed_build_resumes_from_its_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "data"
+    _load_sample(data)
+    run = subprocess.run(
+        [sys.executable, "-c", KILLED_BUILD, str(data)], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == -9, run.stdout + run.stderr
+    (plan,) = (data / "indexes" / "sample" / EMBEDDING_FOLDER).iterdir()
+    done = sum(1 for p in plan.iterdir() if CHUNK_FILE.match(p.name))
+    assert done >= 3
+
+    monkeypatch.setattr(chunks, "CHUNK_TEXTS", 4)  # the uninterrupted reference chunks the same way
+    with kgsvc.KG.open(settings=Settings(data_dir=data, auto_index=False)) as kg:
+        version = kg.build_index("sample")
+        assert version is not None
+        rows = {v.version: v for v in kg.catalog.index_versions("sample")}
+        metrics = rows[version].metrics
+        assert metrics["reused_chunks"] >= done and metrics["embedded_chunks"] > 0
+        assert metrics["reused_chunks"] + metrics["embedded_chunks"] == metrics["chunks"]
+        assert not (data / "indexes" / "sample" / EMBEDDING_FOLDER).exists()  # plans go once the version is done
+        with kgsvc.KG.open(settings=Settings(data_dir=tmp_path / "fresh", auto_index=False)) as fresh:
+            fresh.load(kgsvc.sample_path(), dataset="sample")
+            fresh.build_index("sample")
+            resumed, reference = kg.index("sample"), fresh.index("sample")
+            assert list(resumed.node_texts) == list(reference.node_texts)
+            np.testing.assert_allclose(resumed.embeddings[NODE_LABELS], reference.embeddings[NODE_LABELS], atol=1e-6)
+            for name in ("indptr", "neighbors", "relations", "triple_heads", "triple_tails"):
+                np.testing.assert_array_equal(getattr(resumed.snapshot, name), getattr(reference.snapshot, name))
+            assert resumed.vectors.count(NODE_LABELS) == len(resumed.node_texts)
+
+
+def test_two_workers_share_a_plan_and_embed_each_chunk_once(tmp_path: Path) -> None:
+    embedder = Embedder()
+    texts = [f"film number {i}" for i in range(40)]
+    folder = chunks.plan_folder(tmp_path, embedder.model_path, texts)
+    chunks.write_plan(folder, embedder.model_path, texts, 3)
+    counts: list[int] = []
+    workers = [
+        threading.Thread(target=lambda: counts.append(chunks.work_on_plan(folder, embedder, wait=True)))
+        for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sum(counts) == 14  # ceil(40 / 3) chunks, each embedded by exactly one worker
+    rows, report = chunks.embed_planned(embedder, texts, tmp_path)
+    assert report == {"chunks": 14, "reused_chunks": 14, "embedded_chunks": 0}
+    np.testing.assert_allclose(rows, embedder.encode(texts), atol=1e-6)
+    with pytest.raises(FileNotFoundError):
+        chunks.work_on_plan(tmp_path / "no-such-plan")

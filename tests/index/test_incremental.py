@@ -1,0 +1,225 @@
+"""Incremental index versions on a real embedded KG (store, catalog, Qdrant Edge): after a series of adds, removals
+and label changes, the incrementally built version equals a from-scratch build of the same data."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kgsvc
+from kgsvc.errors import IndexError_
+from kgsvc.index import build as build_module
+from kgsvc.index import exact
+from kgsvc.index.changes import changed_subjects
+from kgsvc.index.dataset_index import DatasetIndex
+from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
+from kgsvc.settings import Settings
+
+EX = "https://kgsvc.local/sample/"
+GRAPH = "<urn:kgsvc:dataset:sample>"
+LABEL = "<http://www.w3.org/2000/01/rdf-schema#label>"
+QUERIES = ("Satoshi Kon", "Paprika", "Glass Harbour", "film genre", "directed by", "Northern Echo", "1997")
+
+
+def _open(path: Path) -> kgsvc.KG:
+    return kgsvc.KG.open(settings=Settings(data_dir=path, auto_index=False))
+
+
+@pytest.fixture
+def manual(tmp_path: Path) -> Iterator[kgsvc.KG]:
+    with _open(tmp_path / "data") as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")
+        yield kg
+
+
+def _mode(kg: kgsvc.KG, version: int | None) -> str:
+    (row,) = [v for v in kg.catalog.index_versions("sample") if v.version == version]
+    return str(row.metrics["mode"])
+
+
+def _changes(kg: kgsvc.KG, tmp_path: Path) -> list[str]:
+    """Apply a series of changes, building after each; returns each build's mode."""
+    modes = []
+
+    def build() -> None:
+        modes.append(_mode(kg, kg.build_index("sample")))
+
+    # a new film: new label text, a new literal, a new unlabelled person (humanised IRI), an existing director
+    kg.update(
+        f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Glass_Harbour> {LABEL} "Glass Harbour" ; '
+        f'<{EX}directedBy> <{EX}person_Satoshi_Kon> ; <{EX}releaseYear> "2031" ; '
+        f"<{EX}starring> <{EX}person_New_Face> }} }}"
+    )
+    build()
+    # a label changes (the old text may vanish), a relation gets a preferred English label
+    kg.update(f'DELETE DATA {{ GRAPH {GRAPH} {{ <{EX}film_Glass_Harbour> {LABEL} "Glass Harbour" }} }}')
+    kg.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Glass_Harbour> {LABEL} "Northern Echo" }} }}')
+    kg.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}genre> {LABEL} "film genre"@en }} }}')
+    build()  # three changes in one build
+    # a subject loses every triple: its unique literal and person go, the director stays
+    kg.update(
+        f'DELETE DATA {{ GRAPH {GRAPH} {{ <{EX}film_Glass_Harbour> {LABEL} "Northern Echo" ; '
+        f'<{EX}directedBy> <{EX}person_Satoshi_Kon> ; <{EX}releaseYear> "2031" ; '
+        f"<{EX}starring> <{EX}person_New_Face> }} }}"
+    )
+    build()
+    # a file load (the loader's path): a new predicate, which is also a subject with a label
+    extra = tmp_path / "extra.nt"
+    extra.write_text(
+        f'<{EX}film_Paprika> <{EX}basedOn> <{EX}novel_Paprika> .\n<{EX}basedOn> {LABEL} "based on" .\n'
+        f'<{EX}novel_Paprika> {LABEL} "Paprika (novel)" .\n',
+        encoding="utf-8",
+    )
+    kg.load(extra, dataset="sample")
+    build()
+    # a new preferred label: English beats the untagged "Animation"
+    kg.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}genre_Animation> {LABEL} "animated film"@en }} }}')
+    build()
+    return modes
+
+
+def _scratch(kg: kgsvc.KG, tmp_path: Path) -> kgsvc.KG:
+    """A fresh KG holding the same triples, indexed from scratch."""
+    dump = tmp_path / "dump.nt"
+    dump.write_bytes(kg.dump("sample"))
+    fresh = _open(tmp_path / "fresh")
+    fresh.load(dump, dataset="sample")
+    fresh.build_index("sample")
+    return fresh
+
+
+def _assert_same(index: DatasetIndex, reference: DatasetIndex) -> None:
+    assert list(index.node_terms) == list(reference.node_terms)
+    assert list(index.relation_terms) == list(reference.relation_terms)
+    assert list(index.node_texts) == list(reference.node_texts)
+    assert list(index.relation_texts) == list(reference.relation_texts)
+    for name in ("node_text_ids", "relation_text_ids", "label_literals"):
+        np.testing.assert_array_equal(getattr(index, name), getattr(reference, name), err_msg=name)
+    for name in ("indptr", "neighbors", "relations", "edge_ids", "outgoing", "triple_heads", "triple_tails"):
+        np.testing.assert_array_equal(getattr(index.snapshot, name), getattr(reference.snapshot, name), name)
+    for collection in (NODE_LABELS, RELATION_LABELS):
+        np.testing.assert_allclose(index.embeddings[collection], reference.embeddings[collection], atol=1e-5)
+        assert index.vectors.count(collection) == reference.vectors.count(collection)
+    for query in QUERIES:
+        for k in (1, 5, 40):
+            found, expected = index.node_candidates(query, k), reference.node_candidates(query, k)
+            np.testing.assert_array_equal(found.ids, expected.ids)
+            np.testing.assert_allclose(found.distances, expected.distances, atol=1e-5)
+        assert index.relation_candidates(query, 3).ids.tolist() == reference.relation_candidates(query, 3).ids.tolist()
+
+
+def _through_qdrant(index: DatasetIndex, query: str, k: int) -> list[int]:
+    """Node text ids found by the Qdrant Edge collection (not the exact numpy scan), mapped to text ids."""
+    index.embeddings = {}  # the path of versions without kept embeddings: the collections answer
+    return [t for t, _ in index.search_node_texts(index.embedder.encode([query]), k)[0]]
+
+
+def test_incremental_versions_equal_a_scratch_build(manual: kgsvc.KG, tmp_path: Path) -> None:
+    assert manual.build_index("sample") == 1 and _mode(manual, 1) == "full"
+    assert _changes(manual, tmp_path) == ["incremental"] * 5
+    index = manual.index("sample")
+    (row,) = [v for v in manual.catalog.index_versions("sample") if v.version == index.version]
+    assert row.metrics["changed_subjects"] == 1 and row.metrics["embedded_texts"] == 1  # "animated film"
+    # one point upserted; none deleted: the label literal "Animation" still carries the old text
+    assert row.metrics["node_points_upserted"] == 1 and row.metrics["node_points_deleted"] == 0
+    deletions = [v.metrics.get("node_points_deleted") for v in manual.catalog.index_versions("sample")]
+    assert any(deletions)  # "Northern Echo" went with its film
+    with _scratch(manual, tmp_path) as fresh:
+        reference = fresh.index("sample")
+        assert _mode(fresh, reference.version) == "full"
+        _assert_same(index, reference)
+        # the copied collection kept earlier point ids (not text ids) and still answers the same texts
+        assert NODE_LABELS in index.point_texts
+        for query in QUERIES:
+            assert _through_qdrant(index, query, 6) == _through_qdrant(reference, query, 6)
+
+
+def test_incremental_hnsw_collections_answer_like_a_scratch_build(
+    manual: kgsvc.KG, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the exact-search cap lowered, the node collection is an HNSW one (searched through Qdrant Edge for small
+    k): the copied, patched collection answers what a fresh one does."""
+    monkeypatch.setattr(exact, "EXACT_MAX_VALUES", 1_000)
+    manual.build_index("sample")
+    assert _changes(manual, tmp_path) == ["incremental"] * 5
+    index = manual.index("sample")
+    assert json.loads((index.path / "manifest.json").read_text())["hnsw"][NODE_LABELS] is True
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(index, fresh.index("sample"))
+
+
+def test_unknown_change_falls_back_to_a_full_build(manual: kgsvc.KG, tmp_path: Path) -> None:
+    manual.build_index("sample")
+    manual.update(
+        f"DELETE {{ GRAPH {GRAPH} {{ ?film <{EX}genre> ?genre }} }} "
+        f"WHERE {{ GRAPH {GRAPH} {{ ?film <{EX}genre> ?genre . FILTER(?genre = <{EX}genre_Thriller>) }} }}"
+    )
+    version = manual.build_index("sample")
+    assert _mode(manual, version) == "full"
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Paprika> {LABEL} "Paprika!"@en }} }}')
+    version = manual.build_index("sample")
+    assert _mode(manual, version) == "incremental"
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(manual.index("sample"), fresh.index("sample"))
+
+
+def test_change_log_covers_every_version_and_is_dropped_once_built(manual: kgsvc.KG) -> None:
+    index_dir = manual.settings.index_dir
+    manual.build_index("sample")
+    first = manual.catalog.get("sample").store_version
+    assert not list((index_dir / "sample" / "changes").glob("*.log"))
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_A> {LABEL} "A" . <{EX}film_B> {LABEL} "B" }} }}')
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ _:b {LABEL} "blank" }} }}')
+    now = manual.catalog.get("sample").store_version
+    assert changed_subjects(index_dir, "sample", first, first + 1) == {f"<{EX}film_A>", f"<{EX}film_B>"}
+    assert changed_subjects(index_dir, "sample", first, now) is None  # a blank node: not looked up by SPARQL
+    assert changed_subjects(index_dir, "sample", first, now + 1) is None  # not logged (yet)
+    version = manual.build_index("sample")
+    assert _mode(manual, version) == "full"
+    assert not list((index_dir / "sample" / "changes").glob("*.log"))
+
+
+def test_failed_incremental_build_keeps_the_previous_version(
+    manual: kgsvc.KG, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manual.build_index("sample")
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Q> {LABEL} "Quiet Moon" }} }}')
+
+    def broken(folder: Path, tables: object) -> None:
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr(build_module, "_write_snapshot", broken)
+    with pytest.raises(IndexError_, match="disk full"):
+        manual.build_index("sample")
+    assert manual.index("sample").version == 1
+    previous = manual.settings.index_dir / "sample" / "v1"
+    assert json.loads((previous / "manifest.json").read_text())["version"] == 1
+    monkeypatch.undo()
+    version = manual.build_index("sample")  # the change log is still there: incremental again
+    assert _mode(manual, version) == "incremental"
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(manual.index("sample"), fresh.index("sample"))
+
+
+def test_bulk_load_and_replace_make_the_next_build_full(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", auto_index=False, bulk_threshold_bytes=256)
+    with kgsvc.KG.open(settings=settings) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")  # bulk: not atomic, subjects not collected
+        kg.build_index("sample")
+        extra = tmp_path / "extra.nt"
+        extra.write_text(f'<{EX}film_Q> {LABEL} "Quiet Moon" .\n' * 8, encoding="utf-8")  # over 256 bytes
+        kg.load(extra, dataset="sample")
+        assert _mode(kg, kg.build_index("sample")) == "full"
+        small = tmp_path / "small.nt"
+        small.write_text(f'<{EX}film_R> {LABEL} "Red Moon" .\n', encoding="utf-8")
+        kg.load(small, dataset="sample")
+        assert _mode(kg, kg.build_index("sample")) == "incremental"
+        kg.load(small, dataset="sample", replace=True)
+        assert _mode(kg, kg.build_index("sample")) == "full"
+        assert list(kg.index("sample").node_terms) == sorted(
+            [f"<{EX}film_R>", '"Red Moon"'], key=lambda t: (t.startswith('"'), t)
+        )
