@@ -93,6 +93,11 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(
         default=1024**3, gt=0, description="Largest upload or Graph Store body, and largest upload after un-gzipping."
     )
+    max_gzip_ratio: int = Field(
+        default=200,
+        gt=0,
+        description="Largest inflate ratio of a gzip upload or Graph Store body past 16 MiB out (413: a gzip bomb).",
+    )
     ask_max_deadline_s: float = Field(default=30.0, gt=0, description="Every /ask stops by this many seconds.")
     cors_origins: list[str] = Field(
         default_factory=list, description='Origins allowed cross-site (CORS), JSON: ["https://a.example"]; none.'

@@ -19,7 +19,6 @@ may hold at most ``Settings.max_upload_bytes`` (``KGSVC_MAX_UPLOAD_BYTES``, 1 Gi
 from __future__ import annotations
 
 import tempfile
-import zlib
 from pathlib import Path
 from typing import IO
 
@@ -28,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from kgsvc.api.errors import ApiError
+from kgsvc.api.limits import Inflater
 from kgsvc.api.negotiation import negotiate, rdf_format_for_media_type
 from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import IngestError
@@ -98,7 +98,13 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
     with tempfile.TemporaryDirectory(prefix="kgsvc-gsp-") as folder:
         path = Path(folder) / f"body.{_FORMAT_NAMES.get(fmt, 'ttl')}"
         with path.open("wb") as sink:
-            await _write_body(request, sink, gzipped=gzipped, limit=state.settings.max_upload_bytes)
+            await _write_body(
+                request,
+                sink,
+                gzipped=gzipped,
+                limit=state.settings.max_upload_bytes,
+                max_ratio=state.settings.max_gzip_ratio,
+            )
         if path.stat().st_size == 0:  # the empty graph: PUT empties the dataset, POST adds nothing (GSP §5.3, §5.5)
             await run_in_threadpool(_write_nothing, state, name, replace=replace)
             return Response(status_code=201 if created else 204)
@@ -139,50 +145,32 @@ def _gzipped(header: str | None) -> bool:
     )
 
 
-async def _write_body(request: Request, sink: IO[bytes], *, gzipped: bool, limit: int) -> None:
+async def _write_body(request: Request, sink: IO[bytes], *, gzipped: bool, limit: int, max_ratio: int) -> None:
     """Write the body into ``sink`` as it arrives, decompressing it when ``gzipped``; at most ``limit`` bytes.
 
     Raises
     ------
     ApiError
-        400 for a body that is not gzip or is truncated, 413 when it holds (decompressed) more than ``limit`` bytes.
+        400 for a body that is not gzip or is truncated, 413 when it holds (decompressed) more than ``limit`` bytes
+        or inflates more than ``max_ratio``:1 (:class:`kgsvc.api.limits.Inflater`).
     """
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS) if gzipped else None
+    inflater = Inflater(limit, max_ratio) if gzipped else None
     written = 0
-
-    def put(data: bytes) -> None:
-        nonlocal written
-        written += len(data)
-        if written > limit:
-            what = "the gzip body decompresses to" if gzipped else "the body holds"
-            raise ApiError(413, f"{what} more than {limit:,} bytes (KGSVC_MAX_UPLOAD_BYTES)", error="PayloadTooLarge")
-        sink.write(data)
-
-    def inflate(data: bytes) -> None:
-        nonlocal inflater
-        assert inflater is not None
-        step = 1 << 20  # bounded output per call: a tiny chunk that inflates hugely is stopped at the limit
-        while True:
-            if inflater.eof:
-                if not inflater.unused_data and not data:
-                    return
-                data, inflater = inflater.unused_data + data, zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-                continue  # the next member of a multi-member gzip file (as pigz writes)
-            out = inflater.decompress(data, step)
-            put(out)
-            data = inflater.unconsumed_tail
-            if not data and len(out) < step and not inflater.eof:
-                return  # this input is used up and nothing is held back
-
     try:
         async for chunk in request.stream():
             if inflater is None:
-                put(chunk)
+                written += len(chunk)
+                if written > limit:
+                    message = f"the body holds more than {limit:,} bytes (KGSVC_MAX_UPLOAD_BYTES)"
+                    raise ApiError(413, message, error="PayloadTooLarge")
+                sink.write(chunk)
             else:
-                inflate(chunk)
+                for out in inflater.feed(chunk):
+                    sink.write(out)
         if inflater is not None:
-            inflate(b"")
-        if inflater is not None and not inflater.eof:
-            raise ApiError(400, "the gzip body is truncated (Content-Encoding: gzip)", error="BadRequest")
-    except zlib.error as exc:
-        raise ApiError(400, f"the body is not valid gzip (Content-Encoding: gzip): {exc}", error="BadRequest") from exc
+            for out in inflater.finish():
+                sink.write(out)
+    except ApiError as exc:
+        if exc.status == 400:
+            raise ApiError(400, f"the body (Content-Encoding: gzip): {exc}", error="BadRequest") from None
+        raise

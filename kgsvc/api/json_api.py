@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import re
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +25,17 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 import kgsvc
+from kgsvc import interrupt
 from kgsvc.api.errors import ApiError
 from kgsvc.api.limits import check_ask_options, gunzip_bounded
 from kgsvc.api.scrub import public_job
-from kgsvc.api.state import get_state, require_write
-from kgsvc.errors import IngestError
+from kgsvc.api.state import ApiState, get_state, require_write
+from kgsvc.errors import IngestError, Interrupted
 from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, SimilarNode
 
 __all__ = ["AddExemplars", "AskRequest", "CreateDataset", "RemoveExemplars", "router"]
+
+log = logging.getLogger(__name__)
 
 router = APIRouter()
 
@@ -181,7 +187,9 @@ async def _load_upload(
                 sink.write(chunk)
         if path.suffix == ".gz":  # un-gzip here, under the upload limit (a gzip bomb is a 413)
             inflated = path.with_suffix("")
-            await run_in_threadpool(gunzip_bounded, path, inflated, state.settings.max_upload_bytes)
+            await run_in_threadpool(
+                gunzip_bounded, path, inflated, state.settings.max_upload_bytes, state.settings.max_gzip_ratio
+            )
             path.unlink()
             path = inflated
         try:
@@ -308,23 +316,44 @@ async def ask(request: Request, body: AskRequest) -> Response:
             await state.ask_slots.acquire()
     except TimeoutError:
         raise ApiError(503, f"every question slot was busy for {limit:g} s (KGSVC_ASK_MAX_DEADLINE_S)") from None
-    future = loop.run_in_executor(None, lambda: kg.ask(body.question, dataset=dataset, **body.options))
-    future.add_done_callback(lambda _f: state.ask_slots.release())  # the slot is held until the work really ends
+    stop = threading.Event()  # set past the deadline or when the client goes: the question path stops at its next step
+
+    def work() -> Any:
+        with interrupt.bound(stop, "the question was given up (its deadline passed or its client left)"):
+            return kg.ask(body.question, dataset=dataset, **body.options)
+
+    future = loop.run_in_executor(None, work)
+    future.add_done_callback(_ask_done(state))  # the slot is held until the work really ends
     try:
         while not future.done():  # answer by the deadline; stop waiting when the client has gone
             await asyncio.wait({future}, timeout=min(0.25, max(0.0, deadline - loop.time())))
             if loop.time() >= deadline and not future.done():
+                stop.set()
                 raise ApiError(
                     503,
                     f"the question was not answered within {limit:g} s (KGSVC_ASK_MAX_DEADLINE_S)",
                     headers={"Retry-After": "1"},
                 )
             if await request.is_disconnected():
+                stop.set()
                 return Response(status_code=499)
         result = future.result()
     except (ValueError, TypeError) as exc:
         raise ApiError(400, str(exc)) from None
     return JSONResponse(_jsonable(result))
+
+
+def _ask_done(state: ApiState) -> Callable[[asyncio.Future[Any]], None]:
+    """A done callback: free the question slot, and read the outcome of a question nobody waits for any more: given
+    up past its deadline or with its client gone, it ends in :class:`~kgsvc.errors.Interrupted` (logged at INFO,
+    naming the step where it stopped), never as an exception nobody retrieved."""
+
+    def done(future: asyncio.Future[Any]) -> None:
+        state.ask_slots.release()
+        if not future.cancelled() and isinstance(exc := future.exception(), Interrupted):
+            log.info("%s", exc)
+
+    return done
 
 
 def _jsonable(value: Any) -> Any:

@@ -153,7 +153,7 @@ class Embedder:
             step = self.batch_size * _BATCHES_PER_CHECK
             parts = []
             for start in range(0, len(missing), step):  # KG.stop is honoured between groups of batches
-                interrupt.check("the embedding of labels")
+                interrupt.check("the embedding of texts")
                 parts.append(
                     model.encode(
                         missing[start : start + step],

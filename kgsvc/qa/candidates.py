@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from kgsvc import interrupt
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.qa.exemplars import Signature
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
@@ -168,6 +169,7 @@ def enumerate_paths(
     for _ in range(max_hops):
         following: list[tuple[tuple[RelStep, ...], I64, I64 | None]] = []
         for steps, nodes, before in frontier:
+            interrupt.check("the enumeration of relation paths")  # a question past its deadline (POST /ask)
             gathered = _gather(snapshot, nodes, max_entries, backtrack)
             if gathered is None:
                 truncated = True

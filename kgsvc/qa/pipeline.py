@@ -60,6 +60,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from kgsvc import interrupt
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES, RDF_TYPE
@@ -219,6 +220,7 @@ class QuestionAnswerer:
         mentions = [self._mention(s, opts) for s in spans]
         base["mentions"] = mentions
         timings["link"] = time.perf_counter() - started
+        interrupt.check("the question (after linking)")
         if not spans:
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
@@ -252,6 +254,7 @@ class QuestionAnswerer:
             reason = f"no relation path or pattern around the linked entities ({names}) fits the question"
             return self._fail(base, timings, started, "pattern", reason)
 
+        interrupt.check("the question (before matching)")
         t0 = time.perf_counter()
         pattern_graph = self._pattern_graph(chosen, spans, opts)
         base["pattern"] = pattern_graph
@@ -547,6 +550,7 @@ class QuestionAnswerer:
         deadline = time.monotonic() + opts.deadline_s
         fetch = opts.k
         while True:
+            interrupt.check("the subgraph search")
             result = top_k_subgraphs(
                 self.graph.snapshot,
                 chosen.pattern,

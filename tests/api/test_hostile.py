@@ -17,7 +17,9 @@ import httpx
 import pytest
 
 import kgsvc
+from kgsvc import interrupt
 from kgsvc.api.executor import ProcessExecutor
+from kgsvc.errors import Interrupted
 from tests.api.conftest import AUTH, TOKEN, Served, _serve
 
 NESTED = "{" * 3000 + "}" * 3000
@@ -392,3 +394,80 @@ def test_the_cli_refuses_a_hostile_base(tmp_path: Path) -> None:
     assert "invalid base IRI" in done.stderr and "Traceback" not in done.stderr
     with kgsvc.KG.open(tmp_path / "data") as kg:
         assert kg.sparql("ASK { ?s <http://evil/p> ?o }").boolean is False
+
+
+@pytest.fixture(scope="module")
+def hasty(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A server whose questions must be answered within 1 ms (every one is given up), its index built."""
+    for served in _serve(tmp_path_factory.mktemp("api-hasty") / "data", api_token=TOKEN, ask_max_deadline_s=0.001):
+        served.kg.build_index("sample")
+        yield served
+
+
+def test_a_question_past_its_deadline_is_stopped_not_left_running(
+    hasty: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    heavy = {"max_hops": 4, "embed_top": 200, "k": 100, "nodes_per_mention": 20}  # within bounds, the most work
+    with caplog.at_level("INFO", logger="kgsvc.api.json_api"), hasty.http() as http:
+        response = http.post(
+            "/ask", json={"question": "who acted in the films directed by Quentin Tarantino", "options": heavy}
+        )
+        assert response.status_code == 503, response.text
+        assert "KGSVC_ASK_MAX_DEADLINE_S" in response.json()["message"]
+        deadline = time.monotonic() + 120  # a fresh process loads its models first: that step cannot be cut
+        while not [r for r in caplog.records if "was given up" in r.getMessage()]:
+            assert time.monotonic() < deadline, "the question was never stopped"
+            time.sleep(0.05)
+    stopped = next(r.getMessage() for r in caplog.records if "was given up" in r.getMessage())
+    assert stopped.endswith("was stopped")  # at one of the question path's steps, not at its end
+    assert "/" not in stopped  # no server path in the log line either
+
+
+def test_the_question_path_stops_at_its_next_step(hasty: Served) -> None:
+    """``KG.ask`` under a set stop event raises at the first check, in the lookup path and in a kind's path."""
+    stop = threading.Event()
+    stop.set()
+    for question in ("who directed Kill Bill", "how many films did Quentin Tarantino direct"):
+        with interrupt.bound(stop, "given up"), pytest.raises(Interrupted, match="^given up: "):
+            hasty.kg.ask(question, dataset="sample")
+        assert hasty.kg.ask(question, dataset="sample").grounded  # unbound again: answered
+
+
+def _bomb(mebibytes: int) -> bytes:
+    line = b"<http://x/a> <http://x/b> <http://x/c> .\n"
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb") as sink:
+        for _ in range(mebibytes):
+            sink.write(line * ((1 << 20) // len(line)))
+    return out.getvalue()
+
+
+def test_a_gzip_bomb_under_the_size_limit_is_stopped_by_its_ratio(http: httpx.Client, server: Served) -> None:
+    """64 MiB from ~200 KB is far under the 1 GiB default limit, but no RDF file inflates 300:1."""
+    bomb = _bomb(64)
+    upload = http.post("/datasets", files={"file": ("bomb.nt.gz", bomb)}, data={"name": "bomb2"}, headers=AUTH)
+    assert upload.status_code == 413, upload.text
+    assert "KGSVC_MAX_GZIP_RATIO" in upload.json()["message"]
+    gsp = http.put(
+        "/datasets/bomb3/store",
+        content=bomb,
+        headers={**AUTH, "Content-Type": "application/n-triples", "Content-Encoding": "gzip"},
+    )
+    assert gsp.status_code == 413, gsp.text
+    assert "KGSVC_MAX_GZIP_RATIO" in gsp.json()["message"]
+    assert not server.kg.catalog.exists("bomb2") and not server.kg.catalog.exists("bomb3")
+
+
+def test_a_large_ordinary_gzip_file_passes_the_ratio_bound() -> None:
+    """20 MiB of distinct triples (about 9:1) inflates whole; the same size of one repeated line does not."""
+    from kgsvc.api.errors import ApiError
+    from kgsvc.api.limits import RATIO_FLOOR, Inflater
+
+    text = b"".join(f'<http://x/s{i}> <http://x/p{i % 97}> "v{i * 7919 % 100003}" .\n'.encode() for i in range(400_000))
+    assert len(text) > RATIO_FLOOR
+    data = gzip.compress(text)
+    inflater = Inflater(1 << 30, 200)
+    out = b"".join(b for i in range(0, len(data), 1 << 16) for b in inflater.feed(data[i : i + (1 << 16)]))
+    assert out + b"".join(inflater.finish()) == text
+    with pytest.raises(ApiError, match="inflates more than 200:1"):
+        list(Inflater(1 << 30, 200).feed(_bomb(20)))
