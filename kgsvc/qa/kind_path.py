@@ -41,8 +41,11 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
 
 from kgsvc.errors import MatchError
 from kgsvc.index.labels import LABEL_PREDICATES
@@ -60,7 +63,7 @@ from kgsvc.qa.aggregate import (
 )
 from kgsvc.qa.candidates import CandidatePattern, candidate_pattern
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
-from kgsvc.qa.link import LinkedSpan, fold
+from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.rank import RankedCandidate
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
@@ -76,6 +79,8 @@ __all__ = ["MAX_EVIDENCE", "SELECT_TOP", "answer_kind", "candidate_ends"]
 MAX_EVIDENCE = 1000
 #: Ranked candidates weighed for a count, an ordering or a filter (by rank, type fit and attribute).
 SELECT_TOP = 8
+#: Least MiniLM cosine of a count's noun to a class label for the class to constrain what is counted.
+CLASS_MIN_COS = 0.5
 _RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 _XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 _NOT_SUPPORTED = "this kind of question is not supported"
@@ -117,16 +122,18 @@ def answer_kind(
     timings: dict[str, float],
     started: float,
     opts: QAOptions,
+    types: Sequence[TypeMention] = (),
 ) -> Answer:
     """The :class:`~kgsvc.qa.result.Answer` of a question of ``kind`` (module docstring).
 
     ``base`` holds the fields the pipeline has filled (question, dataset, strategy, mentions); ``timings`` gets
-    ``pattern``, ``match``, ``answer`` and ``total``.
+    ``pattern``, ``match``, ``answer`` and ``total``. ``types``: the question's class-noun mentions
+    (:meth:`~kgsvc.qa.link.EntityLinker.link_types`).
     """
     if kind.constant is not None:  # the number is compared by value, not linked as a node
         spans = [s for s in spans if constants(s.text) != [s.text.strip()]]
     spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s)]
-    path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts)
+    path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts, tuple(types))
     try:
         if not spans:
             raise _Refused("it names no entity of the graph to start from, only a number or date")
@@ -158,6 +165,7 @@ class _KindPath:
     timings: dict[str, float]
     started: float
     opts: QAOptions
+    type_mentions: tuple[TypeMention, ...] = ()
     t0: float = dataclasses.field(default_factory=time.perf_counter)
     _type_relations: list[int] | None = None
 
@@ -178,8 +186,10 @@ class _KindPath:
     def rterm(self, relation: int) -> str:
         return str(self.graph.relation_terms[relation])
 
-    def ranked(self, text: str, spans: Sequence[LinkedSpan]) -> list[RankedCandidate]:
-        return self.qa.ranker.rank(text, spans, self.opts)
+    def ranked(
+        self, text: str, spans: Sequence[LinkedSpan], keep: Callable[[CandidatePattern], bool] | None = None
+    ) -> list[RankedCandidate]:
+        return self.qa.ranker.rank(text, spans, self.opts, keep=keep)
 
     def chosen(self, ranked: RankedCandidate) -> _Chosen:
         from kgsvc.qa.pipeline import _Chosen
@@ -293,11 +303,20 @@ class _KindPath:
 
     # -- count ---------------------------------------------------------------------------------------------------
 
-    def select(self, text: str, *, want_attribute: bool = False, conjunction: bool = False) -> RankedCandidate:
+    def select(
+        self,
+        text: str,
+        *,
+        want_attribute: bool = False,
+        conjunction: bool = False,
+        typed: frozenset[int] | None = None,
+    ) -> RankedCandidate:
         """The candidate that answers: among the ``SELECT_TOP`` best-ranked acceptable ones (a conjunction when
-        asked for; for an attribute, ends that are entities with comparable values), the best by rank score plus
-        the fit of the ends' types to the question's noun plus (``want_attribute``) the best attribute's score."""
-        ranked = self.ranked(text, self.spans)
+        asked for; for an attribute, ends that are entities with comparable values; with ``typed``, the nodes of
+        the counted class, candidates whose last step reaches that class, ranked among themselves, and ends among
+        ``typed``), the best by rank score plus the fit of the ends' types to the question's noun plus
+        (``want_attribute``) the best attribute's score."""
+        ranked = self.ranked(text, self.spans, self.reaches(typed) if typed is not None else None)
         self.timings["pattern"] = time.perf_counter() - self.t0
         scored: list[tuple[float, int, RankedCandidate]] = []
         for i, r in enumerate(ranked):
@@ -307,6 +326,8 @@ class _KindPath:
             if conjunction and len(c.branches) < 2:
                 continue
             ends = candidate_ends(self.graph.snapshot, c) - {b.anchor for b in c.branches}
+            if typed is not None:
+                ends &= typed
             if not ends:
                 continue
             sample = sorted(ends)[:200]
@@ -331,6 +352,69 @@ class _KindPath:
         if want_attribute:
             raise _Refused("no relation path from the linked entities leads to things with comparable values")
         raise _Refused("no relation path around the linked entities fits the question")
+
+    # -- the class of what is counted ----------------------------------------------------------------------------
+
+    def type_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """(subjects, classes) of the graph's ``rdf:type`` triples."""
+        snapshot = self.graph.snapshot
+        if self._type_relations is None:
+            self._type_relations = [j for j, t in enumerate(self.graph.relation_terms) if t == _RDF_TYPE]
+        is_type = np.isin(np.asarray(snapshot.triple_relations), self._type_relations)
+        return np.asarray(snapshot.triple_heads)[is_type], np.asarray(snapshot.triple_tails)[is_type]
+
+    def counted_classes(self) -> frozenset[int]:
+        """The classes the question's noun names ("how many *laureates*", "how many *institutions*"): those of a
+        class-noun mention within the noun (the linker's), else the classes whose label is closest to the noun
+        (MiniLM cosine, at least ``CLASS_MIN_COS``); empty without a noun or without classes in the graph."""
+        noun = " ".join(fold(self.kind.noun).split())
+        if not noun:
+            return frozenset()
+        words = set(noun.split())
+        for mention in self.type_mentions:
+            named = set(fold(mention.text).split()) - {"the", "a", "an"}
+            if mention.classes and named and named <= words:
+                return frozenset(mention.classes)
+        _, classes = self.type_arrays()
+        nodes = np.unique(classes).tolist()
+        labels = sorted({str(self.graph.node_labels[c]) for c in nodes})
+        if not labels:
+            return frozenset()
+        vectors = self.qa.ranker.vectors([noun, *labels])
+        cosines = vectors[1:] @ vectors[0]
+        best = int(np.argmax(cosines))
+        if float(cosines[best]) < CLASS_MIN_COS:
+            return frozenset()
+        return frozenset(c for c in nodes if self.graph.node_labels[c] == labels[best])
+
+    def instances(self, classes: frozenset[int]) -> frozenset[int]:
+        """The nodes with an ``rdf:type`` among ``classes``."""
+        subjects, types = self.type_arrays()
+        return frozenset(np.unique(subjects[np.isin(types, sorted(classes))]).tolist())
+
+    def reaches(self, typed: frozenset[int]) -> Callable[[CandidatePattern], bool]:
+        """Whether a candidate's last step (relation, direction) can end at one of the ``typed`` nodes anywhere in
+        the graph: the cheap test the ranking applies before its cut (O(triples) once per distinct step)."""
+        snapshot = self.graph.snapshot
+        relations = np.asarray(snapshot.triple_relations)
+        heads, tails = np.asarray(snapshot.triple_heads), np.asarray(snapshot.triple_tails)
+        wanted = np.asarray(sorted(typed), dtype=np.int64)
+        cache: dict[tuple[int, bool], bool] = {}
+
+        def step_reaches(relation: int, outgoing: bool) -> bool:
+            if (relation, outgoing) not in cache:
+                ends = (tails if outgoing else heads)[relations == relation]
+                cache[relation, outgoing] = bool(np.isin(ends, wanted).any())
+            return cache[relation, outgoing]
+
+        return lambda c: all(step_reaches(*b.steps[-1]) for b in c.branches if b.steps)
+
+    def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:
+        """The SPARQL lines constraining ``answer`` to ``classes``."""
+        terms = sorted(self.term(c) for c in classes)
+        if len(terms) == 1:
+            return [f"{answer} a {terms[0]} ."]
+        return [f"{answer} a ?class .", f"VALUES ?class {{ {' '.join(terms)} }}"]
 
     def type_fit(self, nodes: Sequence[int]) -> float:
         """Cosine of the question's noun to the label of the commonest ``rdf:type`` of ``nodes`` (0 without)."""
@@ -359,7 +443,15 @@ class _KindPath:
     def count(self) -> Answer:
         if self.kind.constant is not None:
             return self.filtered(count=True)
-        ranked = self.select(self.words)
+        classes = self.counted_classes()
+        typed = self.instances(classes) if classes else None
+        try:
+            ranked = self.select(self.words, typed=typed)
+        except _Refused:
+            if typed is None:
+                raise
+            classes, typed = frozenset(), None  # no path reaches the class: count what the best path reaches
+            ranked = self.select(self.words)
         c = ranked.candidate
         chosen = self.chosen(ranked)
         ends = candidate_ends(self.graph.snapshot, c)
@@ -367,11 +459,16 @@ class _KindPath:
         t0 = time.perf_counter()
         matched, complete = self.match(chosen, self.pinned_spans(c), 4 * len(ends) + 10, self.relations_of(c))
         self.timings["match"] = time.perf_counter() - t0
+        if typed is not None:  # only the items of the counted class, as the SPARQL's type line says
+            ends &= typed
+            matched = [(m, s) for m, s in matched if m.answer in typed]
         stats = self.answers_of(matched, anchors)
         items = [self.answer_term(n, s[0], int(s[1])) for n, s in sorted(stats.items(), key=lambda kv: kv[1][2])]
         truth_set = ends - anchors
         complete = complete and set(stats) == truth_set
         lines, filters = self.lines(c)
+        if classes:
+            lines += self.type_lines(classes)
         sparql = count_sparql(lines, filters=filters)
         n = len(items)
         number = Term(kind="literal", value=str(n), label=str(n), datatype=_XSD_INTEGER)

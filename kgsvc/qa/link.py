@@ -16,10 +16,11 @@ unlinked, and only when no *specific* mention was found yet (the fallbacks are m
 **Names as people write them** (issue 18): besides its label, a node is found by its *aliases* (:func:`aliases`):
 the label without a trailing qualifier in parentheses (``Queen (band)`` → ``Queen``; the qualifier's words and the
 node's type words found in the question, then its degree, choose among homonyms), without middle names or
-initials (``Linda B. Buck`` → ``Linda Buck``, ``Emil Theodor Kocher`` → ``Theodor Kocher``) and without a subtitle
-after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``). An alias match scores
-0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``; with
-nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
+initials (``Linda B. Buck`` → ``Linda Buck``, ``Emil Theodor Kocher`` → ``Theodor Kocher``; not for a label
+ending in the plural of a class noun: ``Nobel Prize Laureates`` is no person, "Nobel laureates" a class noun) and
+without a subtitle after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``). An alias
+match scores 0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``;
+with nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
 words equal a label's but for at most one word each way, order free, sharing a number or at least three words
 (``2011 Nobel Prize in economics`` → ``Nobel 2011 economics``).
 
@@ -40,7 +41,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import ahocorasick
@@ -120,14 +121,15 @@ def _is_boundary(text: str, start: int, end: int) -> bool:
     return not (before.isalnum() and text[start].isalnum()) and not (after.isalnum() and text[end - 1].isalnum())
 
 
-def aliases(label: str) -> list[tuple[str, str]]:
+def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     """The aliases of a label (module docstring) as ``(alias, qualifier)``; the qualifier is ``""`` but for a
-    parenthesised one.
+    parenthesised one. A label whose last word is one of ``plurals`` (folded plural class nouns: "Nobel Prize
+    Laureates" names a group, not a person) gets no name alias without its middle words.
 
     >>> aliases("Queen (band)"), aliases("Linda B. Buck"), aliases("Technion - Israel Institute of Technology")
     ([('Queen', 'band')], [('Linda Buck', '')], [('Technion', '')])
-    >>> aliases("Emil Theodor Kocher")
-    [('Emil Kocher', ''), ('Theodor Kocher', '')]
+    >>> aliases("Emil Theodor Kocher"), aliases("Nobel Prize Laureates", plurals={"laureates"})
+    ([('Emil Kocher', ''), ('Theodor Kocher', '')], [])
     """
     found: list[tuple[str, str]] = []
     m = _QUALIFIED.match(label)
@@ -138,7 +140,8 @@ def aliases(label: str) -> list[tuple[str, str]]:
     if m and len(m.group("name")) >= 2:
         found.append((m.group("name"), ""))
     tokens = label.split()
-    if 3 <= len(tokens) <= 5 and all(_NAME_TOKEN.match(t) for t in tokens) and not tokens[-1].endswith("."):
+    named = 3 <= len(tokens) <= 5 and all(_NAME_TOKEN.match(t) for t in tokens) and not tokens[-1].endswith(".")
+    if named and _key(tokens[-1]) not in plurals:
         last = tokens[-1]
         for token in tokens[:-1]:
             if not token.endswith(".") and len(token) > 1:
@@ -249,13 +252,15 @@ class LabelIndex:
         O(total label length) time and memory; about 1 s and 100 MB for a million labels.
         """
         index = cls(labels, degree=degree)
+        nouns = {_key(labels[node]) for node in classes} | COMMON_NOUNS
+        plurals = _forms(n for n in nouns if " " not in n) - nouns
         for node, label in enumerate(labels):
             key = _key(label)
             if len(key) < min_length:
                 continue
             index.nodes_of_key.setdefault(key, []).append(node)
             if label[:1].isupper() or label[:1].isdigit():
-                for alias, qualifier in aliases(label):
+                for alias, qualifier in aliases(label, plurals):
                     alias_key = _key(alias)
                     if len(alias_key) >= min_length:
                         index.alias_nodes.setdefault(alias_key, []).append((node, _key(qualifier)))

@@ -228,7 +228,7 @@ class QuestionAnswerer:
         if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
 
-            return answer_kind(self, question, kind, spans, base, timings, started, opts)
+            return answer_kind(self, question, kind, spans, base, timings, started, opts, linked.types)
 
         t0 = time.perf_counter()
         chosen: _Chosen | None = None
@@ -247,7 +247,8 @@ class QuestionAnswerer:
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
 
-            return answer_kind(self, question, from_spec(chosen.kind_spec), spans, base, timings, started, opts)
+            kind = from_spec(chosen.kind_spec)
+            return answer_kind(self, question, kind, spans, base, timings, started, opts, linked.types)
         timings["pattern"] = time.perf_counter() - t0
         if chosen is None:
             names = ", ".join(repr(s.text) for s in spans)

@@ -23,7 +23,7 @@ Entry point: :meth:`CandidateRanker.rank`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -120,9 +120,12 @@ class CandidateRanker:
         spans: Sequence[LinkedSpan],
         opts: QAOptions,
         extra: Sequence[CandidatePattern] = (),
+        keep: Callable[[CandidatePattern], bool] | None = None,
     ) -> list[RankedCandidate]:
         """The grounded candidates around the linked nodes of ``spans``, and ``extra`` ones (inferred), best
-        first (module docstring); ``[]`` when there is none.
+        first (module docstring); ``[]`` when there is none. With ``keep``, only the candidates it accepts are
+        ranked (a constraint of the question, such as the class of what a count counts, applied before the cut to
+        ``opts.embed_top`` by prior, not after it).
 
         Notes
         -----
@@ -197,6 +200,8 @@ class CandidateRanker:
                 + opts.w_zero * z
             )
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
+        if keep is not None:
+            order = [i for i in order if keep(items[i][1])]
         top = order[: opts.embed_top]
         # the best few candidates that use every mention ("both X and Y") are always read against the question,
         # even when single-mention paths fill the cut by prior
