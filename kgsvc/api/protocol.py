@@ -24,8 +24,6 @@ Updates are not bounded by ``query_timeout_s`` (a write cannot be stopped half-w
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
-
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -33,6 +31,7 @@ from starlette.responses import JSONResponse, Response
 from kgsvc.api import lookup
 from kgsvc.api.errors import ApiError
 from kgsvc.api.negotiation import NotAcceptable, negotiate
+from kgsvc.api.query_string import parse_form
 from kgsvc.api.results import QueryJob
 from kgsvc.api.scope import check_query_scope, check_update_scope
 from kgsvc.api.service_description import service_description
@@ -96,7 +95,7 @@ async def endpoint(request: Request, dataset: str | None) -> Response:
     body = await request.body()
     text = _decode(body)
     if media == _FORM:
-        params = parse_qsl(text, keep_blank_values=True)
+        params = parse_form(body)  # the body is UTF-8 (_decode): parse_form raises nothing
         query, update = _one(params, "query"), _one(params, "update")
         if query is not None and update is not None:
             raise ApiError(400, "a request carries either 'query' or 'update', not both")

@@ -7,7 +7,7 @@ import urllib.parse
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from kgsvc.api.query_string import unquote_plus
+from kgsvc.api.query_string import parse_form, unquote_plus
 
 #: Pieces that meet every branch: valid, invalid and partial escapes, ``=`` and ``%`` of their own, ``+``,
 #: line breaks, bytes beyond ASCII and multi-byte UTF-8 split or whole.
@@ -31,3 +31,10 @@ def test_an_encoded_query_comes_back_whole() -> None:
     query = 'SELECT ?s WHERE { ?s <http://e/r> "Café + 100% = ☃" } LIMIT 5'
     assert unquote_plus(urllib.parse.quote_plus(query).encode()) == query
     assert unquote_plus(urllib.parse.quote(query, safe="{}<>?/: ").encode()) == query
+
+
+@given(st.lists(st.sampled_from([*PIECES, "&", "&&", "=", "é", "query"]), max_size=20))
+@example(["&", "=", "&"])
+def test_a_form_parses_as_urllib(pieces: list[str]) -> None:
+    body = "".join(pieces).encode()
+    assert parse_form(body) == urllib.parse.parse_qsl(body.decode(), keep_blank_values=True)

@@ -6,15 +6,19 @@ if the check let one through, the test process itself would die, which fails the
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kgsvc
 from kgsvc.errors import QueryError
 from kgsvc.store import EmbeddedStore, check_sparql
+from kgsvc.store.sparql_limits import sparql_depth
 
 _TRIPLE = "{ ?s ?p ?o }"
 BOMBS = {
@@ -95,3 +99,18 @@ def test_the_cli_prints_one_line_and_exits_1(tmp_path: Path, command: str) -> No
     assert done.returncode == 1, (done.returncode, done.stderr[-500:])
     assert "3000 levels deep; the limit is 32 (KGSVC_SPARQL_MAX_DEPTH)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _reference_depth(text: str) -> int:
+    """The nesting depth read bracket by bracket (what :func:`sparql_depth` computes with a table)."""
+    depth = deepest = 0
+    for token in re.findall(r"<<|>>|[{}()\[\]]", text):
+        depth = max(0, depth + (1 if token in ("{", "(", "[", "<<") else -1))
+        deepest = max(deepest, depth)
+    return deepest
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("{}()[]<>x \x01\x02é\U0001f600")), max_size=60))
+def test_the_depth_equals_a_bracket_by_bracket_count(text: str) -> None:
+    assert sparql_depth(text) == _reference_depth(text)
