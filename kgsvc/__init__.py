@@ -19,12 +19,13 @@ from kgsvc.errors import (
 )
 from kgsvc.samples import sample_path, sample_questions
 from kgsvc.schemas import DatasetInfo, DatasetStats, JobInfo, LoadResult, RdfTerm, SimilarNode, SparqlResult
-from kgsvc.sdk import KG
+from kgsvc.sdk import KG, Client
 from kgsvc.settings import Settings
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Client",
     "DatasetError",
     "DatasetInfo",
     "DatasetStats",
