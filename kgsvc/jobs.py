@@ -53,7 +53,8 @@ EMBED_HELPERS = 8
 
 def build_index(kg: KG, *, dataset: str, store_version: int | None = None) -> int | None:
     """Bring the dataset's indexes up to date with its data, as a ``build_index`` job row (so ``kgsvc jobs`` and
-    ``GET /jobs`` show it); returns the current index version.
+    ``GET /jobs`` show it, its progress following the build's stages and embedded chunks); returns the current
+    index version.
 
     Does nothing when the newest complete version already covers ``store_version`` (or the dataset's current
     data version when ``None``) — so duplicate events and retries are cheap. With ``Settings.gnn_train`` it then
@@ -77,7 +78,22 @@ def build_index(kg: KG, *, dataset: str, store_version: int | None = None) -> in
 
         job = kg.catalog.create_job("build_index", dataset=dataset, params={"store_version": wanted})
         with kg.catalog.running(job) as update:
-            version = build(kg.store, kg.catalog, kg.settings, dataset, store_version=store_version, helpers=helpers)
+            shown = [0.0]
+
+            def progress(share: float) -> None:  # the job row follows the build (a write per 1 % at most)
+                if share - shown[0] >= 0.01:
+                    shown[0] = share
+                    update(progress=round(share, 3))
+
+            version = build(
+                kg.store,
+                kg.catalog,
+                kg.settings,
+                dataset,
+                store_version=store_version,
+                helpers=helpers,
+                progress=progress,
+            )
             update(counts={"index_version": version})
     if version is not None and kg.settings.gnn_train:
         kg.submit_train_gnn(dataset, version=version)

@@ -221,6 +221,7 @@ def build_index(
     embedder: Embedder | None = None,
     languages: tuple[str, ...] = DEFAULT_LANGUAGES,
     helpers: Callable[[Path], None] | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> int:
     """Build a new index version of ``dataset`` unless the current one covers ``store_version``.
 
@@ -239,6 +240,9 @@ def build_index(
     helpers
         Called with the embedding plan folder when texts must be embedded, to start other processes on it
         (:mod:`kgsvc.index.chunks`); this process works on the plan too. ``None``: this process alone.
+    progress
+        Called with the share of the build done (0–1): at the end of each stage (weighted by :data:`STAGE_WEIGHTS`)
+        and after each embedded chunk of node texts.
 
     Returns
     -------
@@ -286,6 +290,7 @@ def build_index(
                 subjects,
                 helpers,
                 name_predicates=names,
+                progress=progress,
             )
         except BaseException as exc:
             catalog.finish_index_version(dataset, version, error=f"{type(exc).__name__}: {exc}")
@@ -310,9 +315,15 @@ def build_index(
         return version
 
 
+#: Share of a build's progress each stage stands for (embedding dominates a full build; DESIGN §10).
+STAGE_WEIGHTS = {"labels": 0.1, "embedding": 0.8, "vectors": 0.08, "snapshot": 0.02}
+
+
 class _Stages:
-    def __init__(self) -> None:
+    def __init__(self, progress: Callable[[float], None] | None) -> None:
         self.metrics: dict[str, Any] = {}
+        self.progress = progress
+        self.done = 0.0  # the weights of the stages finished
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -321,6 +332,16 @@ class _Stages:
         yield
         self.metrics[f"{name}_s"] = round(time.perf_counter() - start, 3)
         self.metrics[f"{name}_peak_rss_mb"] = _peak_rss_mb()
+        self.done += STAGE_WEIGHTS[name]
+        if self.progress is not None:
+            self.progress(min(self.done, 1.0))
+
+    def within(self, name: str) -> Callable[[int, int], None] | None:
+        """A ``(done, total)`` callback reporting progress inside stage ``name`` (``None`` without a reporter)."""
+        progress = self.progress
+        if progress is None:
+            return None
+        return lambda done, total: progress(self.done + STAGE_WEIGHTS[name] * done / max(total, 1))
 
 
 def _build(
@@ -337,11 +358,12 @@ def _build(
     helpers: Callable[[Path], None] | None = None,
     *,
     name_predicates: tuple[str, ...] = (),
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted build with this number
     folder.mkdir(parents=True)
     embedder = embedder or Embedder(settings.embedding_model)
-    stages = _Stages()
+    stages = _Stages(progress)
     started = time.perf_counter()
     with stages.stage("labels"):
         # the name plan (which predicates name the nodes) is read from the data every time: a change that alters
@@ -364,7 +386,15 @@ def _build(
         chunks: dict[str, int] = {}
         names = {label for term, label in zip(tables.node_terms, tables.node_labels, strict=True) if term[0] != '"'}
         node_vectors, node_reused = _embed(
-            embedder, tables.node_texts, previous, NODE_LABELS, names, plans, helpers, chunks
+            embedder,
+            tables.node_texts,
+            previous,
+            NODE_LABELS,
+            names,
+            plans,
+            helpers,
+            chunks,
+            stages.within("embedding"),
         )
         relation_vectors, relation_reused = _embed(
             embedder,
@@ -567,17 +597,18 @@ def _embed(
     plans: Path,
     helpers: Callable[[Path], None] | None,
     chunks: dict[str, int],
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[npt.NDArray[np.float32], int]:
     """Embeddings of ``texts``, reusing the rows of the previous version's embeddings of ``collection`` for the
     texts it had (when it was built with the same model); returns them and how many rows were reused. New texts are
     embedded in resumable chunks under ``plans`` (:func:`kgsvc.index.chunks.embed_planned`); their counts are added
-    to ``chunks``.
+    to ``chunks``; ``progress(chunks done, chunks)`` follows them.
 
     O(texts) dictionary work plus forward passes for the new texts only.
     """
 
     def encode(new_texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        rows, counts = embed_planned(embedder, list(new_texts), plans, helpers=helpers)
+        rows, counts = embed_planned(embedder, list(new_texts), plans, helpers=helpers, progress=progress)
         for key, value in counts.items():
             chunks[key] = chunks.get(key, 0) + value
         return rows

@@ -99,9 +99,16 @@ def _claim(lock: Path) -> bool:
     return True
 
 
-def work_on_plan(folder: Path, embedder: Embedder | None = None, *, wait: bool = False) -> int:
+def work_on_plan(
+    folder: Path,
+    embedder: Embedder | None = None,
+    *,
+    wait: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
     """Embed the chunks of the plan in ``folder`` that no process has done or is doing; returns how many this
     call embedded. With ``wait``, also wait for chunks other processes hold until every chunk exists.
+    ``progress(chunks done, chunks)`` is called after each chunk this call embeds and each round of waiting.
 
     Raises
     ------
@@ -112,7 +119,13 @@ def work_on_plan(folder: Path, embedder: Embedder | None = None, *, wait: bool =
     texts, size = plan["texts"], int(plan["chunk"])
     embedder = embedder or Embedder(plan["model"])
     done = 0
-    pending = list(range((len(texts) + size - 1) // size))
+    total = (len(texts) + size - 1) // size
+    pending = list(range(total))
+
+    def report() -> None:
+        if progress is not None:
+            progress(sum(1 for i in range(total) if (folder / f"{i}.npy").exists()), total)
+
     while pending:
         waiting = []
         for i in pending:
@@ -130,6 +143,7 @@ def work_on_plan(folder: Path, embedder: Embedder | None = None, *, wait: bool =
                     np.save(temporary, rows, allow_pickle=False)
                     os.replace(temporary, target)
                     done += 1
+                    report()
             finally:
                 lock.unlink(missing_ok=True)
         if not wait:
@@ -137,6 +151,7 @@ def work_on_plan(folder: Path, embedder: Embedder | None = None, *, wait: bool =
         pending = waiting
         if pending:
             time.sleep(0.2)
+            report()
     return done
 
 
@@ -147,10 +162,12 @@ def embed_planned(
     *,
     chunk: int | None = None,
     helpers: Callable[[Path], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[npt.NDArray[np.float32], dict[str, int]]:
     """Embeddings of ``texts`` through a plan under ``root``: chunks done by an earlier, killed attempt are reused,
     ``helpers(plan folder)`` may start other processes on the plan, and this process works on it too. ``chunk``:
     texts per chunk (default :data:`CHUNK_TEXTS`); a plan found from an earlier attempt keeps its own.
+    ``progress`` as in :func:`work_on_plan`.
 
     Returns the rows (in ``texts`` order) and counts ``{"chunks", "reused_chunks", "embedded_chunks"}``. The plan
     folder is left for the caller to delete (:func:`shutil.rmtree`) once the result is safely stored.
@@ -164,7 +181,7 @@ def embed_planned(
     reused = sum(1 for i in range(chunks) if (folder / f"{i}.npy").exists())
     if helpers is not None and reused < chunks - 1:
         helpers(folder)
-    embedded = work_on_plan(folder, embedder, wait=True)
+    embedded = work_on_plan(folder, embedder, wait=True, progress=progress)
     rows = np.concatenate([np.load(folder / f"{i}.npy", allow_pickle=False) for i in range(chunks)])
     return rows, {"chunks": chunks, "reused_chunks": reused, "embedded_chunks": embedded}
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import kgsvc
+from kgsvc import jobs
 from kgsvc.index import chunks
 from kgsvc.index.build import EMBEDDING_FOLDER
 from kgsvc.index.embed import Embedder
@@ -28,6 +29,7 @@ KILLED_BUILD = """
 import os, re, signal, sys, threading, time
 from pathlib import Path
 import kgsvc
+from kgsvc import jobs
 from kgsvc.index import chunks
 from kgsvc.index.build import build_index
 from kgsvc.settings import Settings
@@ -103,3 +105,26 @@ def test_two_workers_share_a_plan_and_embed_each_chunk_once(tmp_path: Path) -> N
     np.testing.assert_allclose(rows, embedder.encode(texts), atol=1e-6)
     with pytest.raises(FileNotFoundError):
         chunks.work_on_plan(tmp_path / "no-such-plan")
+
+
+def test_the_build_job_reports_progress_by_stage_and_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``build_index`` job row moves from 0 to 1 through the stages and the embedded chunks, never back."""
+    monkeypatch.setattr(chunks, "CHUNK_TEXTS", 8)
+    seen: list[float] = []
+    with kgsvc.KG.open(settings=Settings(data_dir=tmp_path / "data", auto_index=False)) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")
+        update_job = kg.catalog.update_job
+
+        def spy(job_id: str, **fields: object) -> None:
+            if "progress" in fields and kg.catalog.job(job_id).kind == "build_index":
+                seen.append(float(fields["progress"]))  # type: ignore[arg-type]
+            update_job(job_id, **fields)
+
+        monkeypatch.setattr(kg.catalog, "update_job", spy)
+        version = jobs.build_index(kg, dataset="sample")
+        assert version is not None
+        (job,) = [j for j in kg.jobs(dataset="sample") if j.kind == "build_index"]
+        assert job.state == "succeeded" and job.progress == 1.0
+    chunk_steps = [p for p in seen if 0.1 < p < 0.9]
+    assert len(chunk_steps) >= 3, seen  # inside the embedding stage: one step per chunk of 8 texts
+    assert seen == sorted(seen) and seen[0] <= 0.1 and seen[-1] == 1.0, seen
