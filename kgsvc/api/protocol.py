@@ -19,10 +19,15 @@ dataset graph is the default graph (:func:`kgsvc.api.sparql_text.rewrite_update`
 changed datasets emit the dataset-changed event; the answer is ``200`` with ``{"changed": [datasets]}``.
 Updates are not bounded by ``query_timeout_s`` (a write cannot be stopped half-way).
 
-``SERVICE`` (in queries and updates) and ``LOAD`` are refused with 403 unless ``KGSVC_ALLOW_REMOTE_SPARQL``.
+``SERVICE`` (in queries and updates) and ``LOAD`` are refused with 403 unless ``KGSVC_ALLOW_REMOTE_SPARQL`` —
+after the text was checked for its depth (:func:`kgsvc.store.check_sparql`) and parsed without running it
+(:func:`kgsvc.store.check_query_syntax`, :func:`kgsvc.store.check_update_syntax`): a request that does not parse
+gets the parser's 400, with its position, whatever it contains.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -38,7 +43,7 @@ from kgsvc.api.service_description import service_description
 from kgsvc.api.sparql_text import find_keyword, has_dataset_clause, query_form, rewrite_update
 from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import QueryError
-from kgsvc.store import NamedNode, check_sparql, check_update_syntax
+from kgsvc.store import NamedNode, check_query_syntax, check_sparql, check_update_syntax
 
 __all__ = ["answer_query", "dataset_sparql", "endpoint", "sparql"]
 
@@ -128,12 +133,15 @@ def _check_text(state: ApiState, text: str) -> None:
     check_sparql(text, max_depth=settings.sparql_max_depth, max_operators=settings.sparql_max_operators)
 
 
-def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...]) -> None:
+def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...], check_syntax: Callable[[], None]) -> None:
+    """403 for ``SERVICE`` / ``LOAD`` (:func:`~kgsvc.api.sparql_text.find_keyword`) unless allowed — after
+    ``check_syntax`` (a parse that fetches nothing): text that does not parse gets the parser's 400 first."""
     if state.settings.allow_remote_sparql:
         return
     for keyword in keywords:
         found = find_keyword(text, keyword)
         if found is not None:
+            check_syntax()
             line, column = found
             raise QueryError(
                 f"{keyword} is not allowed on this server (it would make the server fetch URLs); found at line "
@@ -165,7 +173,7 @@ async def answer_query(
         form: str | None = "select"
     else:
         _check_text(state, query)
-        _refuse_remote(state, query, ("SERVICE",))
+        _refuse_remote(state, query, ("SERVICE",), lambda: check_query_syntax(query))
         form = query_form(query)
     # SPARQLWrapper repeats format/output: the first value counts
     format_name = next((v for k, v in params if k in ("format", "output")), None)
@@ -210,9 +218,9 @@ async def _update(
     require_write(request, state)
     if _one(params, "default-graph-uri") is not None or _one(params, "named-graph-uri") is not None:
         raise ApiError(400, "default-graph-uri / named-graph-uri apply to queries; updates take using-graph-uri")
-    _check_text(state, update)
-    _refuse_remote(state, update, ("LOAD", "SERVICE"))
-    if graph is not None and not state.settings.allow_remote_sparql:
+    _check_text(state, update)  # before any parse
+    _refuse_remote(state, update, ("LOAD", "SERVICE"), lambda: check_update_syntax(update))
+    if graph is not None:
         check_update_syntax(update)  # before the rewrite: its errors and positions are the client's text's
     text = rewrite_update(
         update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")

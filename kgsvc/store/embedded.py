@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
+import secrets
 import signal
 import threading
 from collections.abc import Iterable, Sequence
@@ -26,7 +28,7 @@ from kgsvc.store.base import QueryResult, Store
 from kgsvc.store.rdf import Quad, RdfFormat, iter_serialized, syntax_error
 from kgsvc.store.syntax import shorten_syntax_error
 
-__all__ = ["EmbeddedStore", "check_update_syntax"]
+__all__ = ["EmbeddedStore", "check_query_syntax", "check_update_syntax"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -245,25 +247,67 @@ class EmbeddedStore(Store):
 _PIPE_BUFFER = 1 << 20
 
 
-def check_update_syntax(sparql: str) -> None:
-    """Raise ``QueryError(kind="syntax")``, with pyoxigraph's own message and position, if ``sparql`` is not a valid
-    SPARQL update; touch no data.
+#: The operation put before an update that is only checked: it fails when it runs (the graph does not exist), so
+#: nothing after it runs either — no LOAD, no SERVICE — while the whole text has been parsed.
+_FAIL_FIRST = "DROP GRAPH <urn:kgsvc:syntax-check:none> ;\n"
+_POSITION = re.compile(r"^error at (\d+):(\d+)")
 
-    pyoxigraph has no parse-only call for updates, so the update runs against a new, empty in-memory store
-    (~50 µs): a syntax error is raised there, any other error (a missing graph) is left for the real run. Callers
-    must refuse ``LOAD`` and ``SERVICE`` first, which would fetch URLs from there too.
+
+def check_update_syntax(sparql: str, *, base_iri: str | None = None) -> None:
+    """Raise ``QueryError(kind="syntax")``, with pyoxigraph's own message and position, if ``sparql`` is not a valid
+    SPARQL update (relative IRIs resolved against ``base_iri``); touch no data and fetch nothing.
+
+    pyoxigraph has no parse-only call for updates, so the update runs against a new, empty in-memory store behind
+    an operation that fails at run time (:data:`_FAIL_FIRST`): pyoxigraph parses the whole request before running
+    its first operation, and stops at the first failure, so a ``LOAD`` or ``SERVICE`` in it never runs. The
+    operation is on a line of its own, so positions are the client's text's (one line is taken off).
 
     >>> check_update_syntax("INSERT DATA { GRAPH ?g { <u:s> <u:p> 1 } }")
     Traceback (most recent call last):
     ...
     kgsvc.errors.QueryError: error at 1:43: expected one of Variables are not allowed in INSERT DATA, [_]
+    >>> check_update_syntax("LOAD <http://127.0.0.1:9/x>")  # valid: nothing is fetched
     """
     try:
-        ox.Store().update(sparql)
+        ox.Store().update(_FAIL_FIRST + sparql, base_iri=base_iri)
     except SyntaxError as exc:
-        raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+        message = _POSITION.sub(lambda m: f"error at {max(1, int(m[1]) - 1)}:{m[2]}", str(exc))
+        raise QueryError(shorten_syntax_error(message), kind="syntax", query=sparql) from exc
     except (ValueError, OSError, RuntimeError):
-        pass  # not a syntax error: the real run reports it
+        pass  # the failing first operation (or a bad base IRI, which the real run reports)
+
+
+def check_query_syntax(sparql: str, *, base_iri: str | None = None) -> None:
+    """Raise ``QueryError(kind="syntax")`` if ``sparql`` is not a valid SPARQL query; evaluate nothing, fetch nothing.
+
+    The query is parsed by pyoxigraph with a substitution for a variable the text does not contain (a random name,
+    checked against the text with its escapes decoded, in any letter case): pyoxigraph refuses that substitution
+    after parsing and before evaluating, so a ``SERVICE`` in the query is never called.
+
+    >>> check_query_syntax("SELECT * { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }")  # valid: nothing is fetched
+    >>> check_query_syntax("SELECT * { ?s ?p ?o ")
+    Traceback (most recent call last):
+    ...
+    kgsvc.errors.QueryError: error at 1:21: expected one of ",", ".", ";", "{", "{|", "}", "~", [_]
+    """
+    lowered = sparql.lower()
+    name = "kgsvc"
+    while name in lowered or ("\\" in sparql and name in _decoded(sparql)):  # a random name the text lacks
+        name = f"kgsvc{secrets.token_hex(8)}"
+    try:
+        ox.Store().query(sparql, base_iri=base_iri, substitutions={ox.Variable(name): ox.Literal("")})
+    except SyntaxError as exc:
+        raise QueryError(shorten_syntax_error(str(exc)), kind="syntax", query=sparql) from exc
+    except (ValueError, OSError, RuntimeError):
+        pass  # the substitution refused (the query parsed), or a bad base IRI, which the real run reports
+
+
+def _decoded(text: str) -> str:
+    """``text`` with ``\\uXXXX`` / ``\\UXXXXXXXX`` escapes decoded (SPARQL decodes them before parsing)."""
+    return _UCHAR.sub(lambda m: chr(min(int(m[1] or m[2], 16), 0x10FFFF)), text).lower()
+
+
+_UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 
 
 def _widen(pipe: int) -> None:

@@ -157,6 +157,27 @@ def test_load_is_refused_and_nothing_is_fetched(
     assert hits == [] and server.count() == before
 
 
+@pytest.mark.parametrize(
+    ("path", "form", "text", "position"),
+    [
+        ("/sparql", "update", "LOAD ;", "1:7"),
+        ("/sparql", "update", "INSERT DATA { <http://x/a> <http://x/b> 1 } ;\nLOAD <{url}/x> INTO", "2:"),
+        ("/datasets/sample/sparql", "update", "LOAD <{url}/x> INTO GRAPH", "1:"),
+        ("/sparql", "query", "SELECT * WHERE { SERVICE <{url}/sparql> { ?s ?p ?o }", "1:"),
+        ("/datasets/sample/sparql", "query", "SELECT * WHERE { ?a ?b ?c SERVICE <{url}/> }", "1:"),
+    ],
+)
+def test_invalid_load_or_service_is_a_syntax_error_first(
+    http: httpx.Client, listener: tuple[str, list[str]], path: str, form: str, text: str, position: str
+) -> None:
+    url, hits = listener
+    response = http.post(path, data={form: text.replace("{url}", url)}, headers=AUTH)
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["kind"] == "syntax" and body["message"].startswith(f"error at {position}"), body
+    assert hits == []
+
+
 def test_names_that_contain_the_words_are_fine(http: httpx.Client) -> None:
     query = (
         "PREFIX sd: <http://www.w3.org/ns/sparql-service-description#> "
