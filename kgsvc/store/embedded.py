@@ -102,11 +102,13 @@ class EmbeddedStore(Store):
         default_graph: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
         union_default_graph: bool = False,
+        base_iri: str | None = None,
     ) -> QueryResult:
         self.check_text(sparql)
         try:
             return self._store.query(
                 sparql,
+                base_iri=base_iri,
                 default_graph=list(_graphs(tuple(default_graph))) if default_graph is not None else None,
                 named_graphs=list(_graphs(tuple(named_graphs))) if named_graphs is not None else None,
                 use_default_graph_as_union=union_default_graph,
@@ -120,10 +122,10 @@ class EmbeddedStore(Store):
         except OSError as exc:
             raise StoreError(f"query failed: {exc}") from exc
 
-    def update(self, sparql: str) -> None:
+    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
         self.check_text(sparql)
         try:
-            self._store.update(sparql)
+            self._store.update(sparql, base_iri=base_iri)
         except SyntaxError as exc:
             raise QueryError(shorten_syntax_error(str(exc)), kind="syntax", query=sparql) from exc
         except RuntimeError as exc:
