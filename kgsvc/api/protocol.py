@@ -257,7 +257,8 @@ async def _update(
     _refuse_remote(state, update, ("LOAD", "SERVICE"), lambda: check_update_syntax(update, base_iri=base))
     if graph is not None:
         # before the rewrite: its errors and positions are the client's text's
-        check_update_syntax(update, base_iri=base)
+        # unguarded (exact messages) where the text was found to hold no LOAD/SERVICE just above
+        check_update_syntax(update, base_iri=base, guarded=state.settings.allow_remote_sparql)
     text = rewrite_update(
         update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")
     )

@@ -26,6 +26,7 @@ import pyoxigraph as ox
 from kgsvc.errors import IngestError, QueryError, StoreError
 from kgsvc.store.base import QueryResult, Store
 from kgsvc.store.rdf import Quad, RdfFormat, iter_serialized, syntax_error
+from kgsvc.store.sparql_lexer import tokens, word_at
 from kgsvc.store.syntax import shorten_syntax_error
 
 __all__ = ["EmbeddedStore", "check_query_syntax", "check_update_syntax"]
@@ -249,34 +250,83 @@ class EmbeddedStore(Store):
 _PIPE_BUFFER = 1 << 20
 
 
-#: The operation put before an update that is only checked: it fails when it runs (the graph does not exist), so
-#: nothing after it runs either — no LOAD, no SERVICE — while the whole text has been parsed.
-_FAIL_FIRST = "DROP GRAPH <urn:kgsvc:syntax-check:none> ;\n"
+#: The operation put in front of an update that is only checked (after its leading prologue): it fails when it runs
+#: (the graph does not exist), so nothing after it runs either — no LOAD, no SERVICE — while the whole text has been
+#: parsed. No line break in it: positions on later lines stay the client's.
+_FAIL_FIRST = " DROP GRAPH <urn:kgsvc:syntax-check:none> ; "
 _POSITION = re.compile(r"^error at (\d+):(\d+)")
 
 
-def check_update_syntax(sparql: str, *, base_iri: str | None = None) -> None:
+def check_update_syntax(sparql: str, *, base_iri: str | None = None, guarded: bool = True) -> None:
     """Raise ``QueryError(kind="syntax")``, with pyoxigraph's own message and position, if ``sparql`` is not a valid
-    SPARQL update (relative IRIs resolved against ``base_iri``); touch no data and fetch nothing.
+    SPARQL update (relative IRIs resolved against ``base_iri``); touch no data.
 
-    pyoxigraph has no parse-only call for updates, so the update runs against a new, empty in-memory store behind
-    an operation that fails at run time (:data:`_FAIL_FIRST`): pyoxigraph parses the whole request before running
-    its first operation, and stops at the first failure, so a ``LOAD`` or ``SERVICE`` in it never runs. The
-    operation is on a line of its own, so positions are the client's text's (one line is taken off).
+    pyoxigraph has no parse-only call for updates, so the update runs against a new, empty in-memory store: a
+    syntax error is raised there, any other error (a missing graph) is left for the real run. ``guarded`` (the
+    default) also makes sure that nothing in it runs, so that a ``LOAD`` or ``SERVICE`` fetches nothing: an
+    operation that fails at run time (:data:`_FAIL_FIRST`) is put right after the text's leading
+    ``PREFIX``/``BASE`` declarations (pyoxigraph does not accept declarations after a ``;``); pyoxigraph parses
+    the whole request before it runs the first operation, and stops at the first failure. Positions are given in
+    the client's text. ``guarded=False`` is for text known to hold neither (its messages name ``PREFIX`` among
+    what may start the first operation).
 
     >>> check_update_syntax("INSERT DATA { GRAPH ?g { <u:s> <u:p> 1 } }")
     Traceback (most recent call last):
     ...
     kgsvc.errors.QueryError: error at 1:43: expected one of Variables are not allowed in INSERT DATA, [_]
-    >>> check_update_syntax("LOAD <http://127.0.0.1:9/x>")  # valid: nothing is fetched
+    >>> check_update_syntax("PREFIX u: <http://127.0.0.1:9/> LOAD u:x")  # valid: nothing is fetched
+    >>> check_update_syntax("PREFIX u: <u:> LOAD u:x INTO")
+    Traceback (most recent call last):
+    ...
+    kgsvc.errors.QueryError: error at 1:29: expected [_]
     """
+    text, at = (_guard(sparql), _prologue_end(sparql)) if guarded else (sparql, -1)
     try:
-        ox.Store().update(_FAIL_FIRST + sparql, base_iri=base_iri)
+        ox.Store().update(text, base_iri=base_iri)
     except SyntaxError as exc:
-        message = _POSITION.sub(lambda m: f"error at {max(1, int(m[1]) - 1)}:{m[2]}", str(exc))
+        message = str(exc)
+        if at >= 0:
+            line = sparql.count("\n", 0, at) + 1
+            column = at - (sparql.rfind("\n", 0, at) + 1) + 1  # where the guard starts, 1-based
+
+            def unshift(match: re.Match[str]) -> str:
+                got_line, got_column = int(match[1]), int(match[2])
+                if got_line == line and got_column >= column + len(_FAIL_FIRST):
+                    got_column -= len(_FAIL_FIRST)
+                return f"error at {got_line}:{got_column}"
+
+            message = _POSITION.sub(unshift, message)
         raise QueryError(shorten_syntax_error(message), kind="syntax", query=sparql) from exc
     except (ValueError, OSError, RuntimeError):
-        pass  # the failing first operation (or a bad base IRI, which the real run reports)
+        pass  # not a syntax error (the guard's own failure, a missing graph): the real run reports it
+
+
+def _prologue_end(sparql: str) -> int:
+    """The offset right after the leading well-formed ``PREFIX p: <iri>`` / ``BASE <iri>`` / ``VERSION "…"``.
+
+    Safe by construction: pyoxigraph reads each of these as a declaration too, so the guard put here comes before
+    any operation it could see — whatever follows a declaration the lexer does not read (an escape, a non-ASCII
+    prefix name) comes after the guard, and at worst is a syntax error there (pyoxigraph takes no declaration
+    after a ``;``): an update with ``LOAD``/``SERVICE`` and such a prologue is refused as invalid.
+    """
+    toks, i, end = tokens(sparql), 0, 0
+    while True:
+        word = word_at(toks, i)
+        if word == "PREFIX" and i + 2 < len(toks) and toks[i + 1].kind == "pname" and toks[i + 2].kind == "iri":
+            if not toks[i + 1].text.endswith(":"):
+                return end
+            end, i = toks[i + 2].end, i + 3
+        elif word == "BASE" and i + 1 < len(toks) and toks[i + 1].kind == "iri":
+            end, i = toks[i + 1].end, i + 2
+        elif word == "VERSION" and i + 1 < len(toks) and toks[i + 1].kind == "string":
+            end, i = toks[i + 1].end, i + 2
+        else:
+            return end
+
+
+def _guard(sparql: str) -> str:
+    at = _prologue_end(sparql)
+    return sparql[:at] + _FAIL_FIRST + sparql[at:]
 
 
 def check_query_syntax(sparql: str, *, base_iri: str | None = None) -> None:

@@ -149,6 +149,7 @@ def test_load_is_refused_and_nothing_is_fetched(
         f"LOAD <{url}/data.nt> INTO GRAPH <urn:kgsvc:dataset:sample>",
         "LOAD <file:///etc/passwd>",
         f"INSERT DATA {{ <http://x/a> <http://x/b> 1 }} ; load silent <{url}/x>",
+        f"PREFIX u: <{url}/>\nBASE <{url}/>\nLOAD u:x INTO GRAPH <urn:kgsvc:dataset:sample> ; LOAD <y>",
     ):
         response = http.post("/sparql", data={"update": update}, headers=AUTH)
         assert response.status_code == 403 and "LOAD is not allowed" in response.json()["message"]
@@ -163,6 +164,7 @@ def test_load_is_refused_and_nothing_is_fetched(
         ("/sparql", "update", "LOAD ;", "1:7"),
         ("/sparql", "update", "INSERT DATA { <http://x/a> <http://x/b> 1 } ;\nLOAD <{url}/x> INTO", "2:"),
         ("/datasets/sample/sparql", "update", "LOAD <{url}/x> INTO GRAPH", "1:"),
+        ("/sparql", "update", "PREFIX u: <{url}/> LOAD u:x ;\nLOAD", "2:5"),
         ("/sparql", "query", "SELECT * WHERE { SERVICE <{url}/sparql> { ?s ?p ?o }", "1:"),
         ("/datasets/sample/sparql", "query", "SELECT * WHERE { ?a ?b ?c SERVICE <{url}/> }", "1:"),
     ],
