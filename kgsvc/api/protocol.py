@@ -35,7 +35,6 @@ from collections.abc import Callable
 from functools import lru_cache, partial
 
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import URL
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Scope
@@ -91,11 +90,30 @@ def base_iri(scope: Scope) -> str | None:
     """The base IRI of a request's SPARQL text: the URL it was sent to, without query string (as ``oxigraph
     serve`` resolves), or ``None`` if that is not an IRI (a strange ``Host`` header; relative IRIs are then errors).
 
+    Built as Starlette's ``request.url`` is (the ``Host`` header, else the server address), without building it:
+    this runs on every query.
+
     >>> base_iri({"type": "http", "scheme": "http", "server": ("h", 80), "path": "/sparql", "query_string": b"a=1",
     ...           "headers": [(b"host", b"example.org:8000")]})
     'http://example.org:8000/sparql'
+    >>> base_iri({"type": "http", "scheme": "http", "server": ("h", 80), "path": "/sparql", "headers": []})
+    'http://h/sparql'
     """
-    return _checked_base(str(URL(scope=scope).replace(query="", fragment="")))
+    scheme = scope.get("scheme", "http")
+    path = scope["path"]
+    if "?" in path or "#" in path or "\\" in path:
+        path = path.replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")
+    host = next((value for key, value in scope["headers"] if key == b"host"), None)
+    if host is not None:
+        return _checked_base(f"{scheme}://{host.decode('latin-1')}{path}")
+    server = scope.get("server")
+    if server is None:
+        return None
+    name, port = server
+    if ":" in name and not name.startswith("["):
+        name = f"[{name}]"
+    default = 443 if scheme in ("https", "wss") else 80
+    return _checked_base(f"{scheme}://{name}{path}" if port == default else f"{scheme}://{name}:{port}{path}")
 
 
 @lru_cache(maxsize=256)
