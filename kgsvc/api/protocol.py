@@ -216,9 +216,8 @@ async def answer_query(
     """The ``Content-Type`` and body answering ``query``, with the request's parameters and ``Accept`` header.
 
     ``graph`` is the endpoint's dataset graph (``None`` at ``/sparql``); relative IRIs resolve against ``base``
-    (:func:`base_iri`). A single-pattern lookup runs inline
-    (:mod:`kgsvc.api.lookup`), anything else in the executor. Raises ``ApiError`` / ``QueryError`` /
-    ``StoreError`` / ``NotAcceptable`` for the error handlers.
+    (:func:`base_iri`). A single-pattern lookup runs inline (:mod:`kgsvc.api.lookup`), anything else in the
+    executor. Raises ``ApiError`` / ``QueryError`` / ``StoreError`` / ``NotAcceptable`` for the error handlers.
     """
     is_lookup = lookup.is_lookup(query)
     if is_lookup:  # a SELECT or ASK without SERVICE or FROM
@@ -274,8 +273,8 @@ async def _update(
     _check_text(state, update)  # before any parse
     _refuse_remote(state, update, ("LOAD", "SERVICE"), lambda: check_update_syntax(update, base_iri=base))
     if graph is not None:
-        # before the rewrite: its errors and positions are the client's text's
-        # unguarded (exact messages) where the text was found to hold no LOAD/SERVICE just above
+        # before the rewrite, so that errors and positions are the client's text's; unguarded (pyoxigraph's exact
+        # messages) where the text was just found to hold no LOAD/SERVICE
         check_update_syntax(update, base_iri=base, guarded=state.settings.allow_remote_sparql)
     text = rewrite_update(
         update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")
