@@ -9,9 +9,16 @@ Reads the manifests in ``../shared/data/w3c-sparql11`` (README there) and runs, 
   the expected ones — solutions as a multiset, equal up to blank-node renaming; graphs by isomorphism; CSV/TSV as
   text, line by line.
 
+* the protocol suite (``protocol/``, ``ProtocolTest``): each test's HTTP requests are replayed in order against the
+  endpoint (its path in place of the manifest's ``/sparql/``; an update goes to the endpoint's update URL), after
+  a reset and the test's ``ut:graphData`` written into named graphs; each response must have an expected status
+  class (``2xx``, ``4xx``…), and where the manifest says so a results format of the expected kind (boolean,
+  tabular, RDF) and the expected ``ASK`` answer.
+
 Every test goes over HTTP, the same way for every endpoint, so a count difference is a behaviour difference.
-Run it with ``python bench/w3c.py`` (it starts ``oxigraph serve`` and ``kgsvc serve`` itself and prints the table);
-``--named`` adds the tests that need named graphs, ``--protocol`` is not implemented (see docs/conformance.md).
+Run it with ``python bench/w3c.py`` (it starts ``oxigraph serve`` and ``kgsvc serve`` itself and prints the two
+tables: the query/update suites and the protocol suite); ``--named`` adds the evaluation tests that need named
+graphs, ``--failures`` lists every failing test per endpoint.
 """
 
 from __future__ import annotations
@@ -41,9 +48,13 @@ from kgsvc.eval.data import data_root
 __all__ = [
     "Endpoint",
     "Outcome",
+    "ProtocolRequest",
+    "ProtocolTest",
     "W3CTest",
     "fetches_urls",
+    "load_protocol_tests",
     "load_tests",
+    "run_protocol",
     "run_suite",
     "serve_kgsvc",
     "serve_oxigraph",
@@ -53,6 +64,8 @@ BASE = "http://www.w3.org/2009/sparql/docs/tests/data-sparql11/"
 MF = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
 QT = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-query#")
 UT = rdflib.Namespace("http://www.w3.org/2009/sparql/tests/test-update#")
+HT = rdflib.Namespace("http://www.w3.org/2011/http#")
+CNT = rdflib.Namespace("http://www.w3.org/2011/content#")
 SUITES = (
     "syntax-query",
     "syntax-update-1",
@@ -186,7 +199,9 @@ def _run(http: httpx.Client, endpoint: Endpoint, test: W3CTest, root: Path) -> O
         ok = response.is_success if positive else response.status_code == 400
         return Outcome(ok, "" if ok else f"HTTP {response.status_code}: {response.text[:200]}")
     _update(http, endpoint, endpoint.reset, check=True)
-    _load(http, endpoint, test, root)
+    setup = _load(http, endpoint, test, root)
+    if setup is not None and not setup.is_success:  # e.g. a dataset endpoint refusing the named graphs
+        return Outcome(False, f"HTTP {setup.status_code} (setup: the test data): {setup.text[:160]}")
     assert test.result is not None
     suffix = test.result.suffix
     accept = {
@@ -263,14 +278,15 @@ def _match(actual: list[dict], expected: list[dict], fwd: dict, back: dict) -> b
     return False
 
 
-def _load(http: httpx.Client, endpoint: Endpoint, test: W3CTest, root: Path) -> None:
+def _load(http: httpx.Client, endpoint: Endpoint, test: W3CTest, root: Path) -> httpx.Response | None:
     parts = []
     for path in test.data:
         parts.append(_triples(path, root))
     for path in test.graph_data:
         parts.append(f"GRAPH <{_canonical(path, root)}> {{ {_triples(path, root)} }}")
     if any(p.strip() for p in parts):
-        _update(http, endpoint, "INSERT DATA { " + "\n".join(parts) + " }", check=True)
+        return _update(http, endpoint, "INSERT DATA { " + "\n".join(parts) + " }")
+    return None
 
 
 def _triples(path: Path, root: Path) -> str:
@@ -288,6 +304,154 @@ def _update(http: httpx.Client, endpoint: Endpoint, text: str, *, check: bool = 
     if check and not response.is_success:
         raise RuntimeError(f"setup update failed with HTTP {response.status_code}: {response.text[:200]}")
     return response
+
+
+@dataclass(frozen=True)
+class ProtocolRequest:
+    """One HTTP exchange of a protocol test: the request as the manifest writes it, and what the answer must be."""
+
+    method: str
+    target: str  # the manifest's ht:absolutePath after "/sparql/": "" or "?query=…"
+    body: bytes | None
+    headers: tuple[tuple[str, str], ...]
+    statuses: tuple[str, ...]  # status classes: "2xx", "3xx", "4xx", …
+    boolean: bool | None = None
+    format: str | None = None  # "boolean", "tabular" or "RDF"
+    update: bool = False  # an update operation: sent to the endpoint's update URL
+
+
+@dataclass(frozen=True)
+class ProtocolTest:
+    """A ``ProtocolTest``: its graph data (file, graph IRI) and its requests, run in order."""
+
+    iri: str
+    name: str
+    graph_data: tuple[tuple[Path, str], ...]
+    requests: tuple[ProtocolRequest, ...]
+
+
+def load_protocol_tests(root: Path) -> list[ProtocolTest]:
+    """The tests of the protocol suite (``root/protocol/manifest.ttl``) in manifest order."""
+    manifest = root / "protocol" / "manifest.ttl"
+    graph = rdflib.Graph()
+    graph.parse(manifest, format="turtle", publicID=_canonical(manifest, root))
+    tests = []
+    for entry in rdflib.collection.Collection(graph, next(graph.objects(None, MF.entries))):
+        data = tuple(
+            (_local(root, graph.value(node, UT.graph)), str(graph.value(node, rdflib.RDFS.label)))
+            for node in graph.objects(entry, UT.graphData)
+        )
+        action = graph.value(entry, MF.action)
+        name = str(entry).rsplit("#", 1)[-1]
+        requests = tuple(
+            _protocol_request(graph, node, name)
+            for node in rdflib.collection.Collection(graph, graph.value(action, HT.requests))
+        )
+        tests.append(ProtocolTest(str(entry), name, data, requests))
+    return tests
+
+
+def _protocol_request(graph: rdflib.Graph, node: object, name: str) -> ProtocolRequest:
+    path = str(graph.value(node, HT.absolutePath))
+    assert path.startswith("/sparql/"), path
+    body_node = graph.value(node, HT.body)
+    body = None
+    if body_node is not None:
+        encoding = str(graph.value(body_node, CNT.characterEncoding) or "UTF-8")
+        body = str(graph.value(body_node, CNT.chars)).encode(encoding)
+    headers_node = graph.value(node, HT.headers)
+    headers = tuple(
+        (str(graph.value(h, HT.fieldName)), str(graph.value(h, HT.fieldValue)))
+        for h in (rdflib.collection.Collection(graph, headers_node) if headers_node is not None else ())
+    )
+    response = graph.value(node, HT.resp)
+    statuses = tuple(sorted(str(s).rsplit("StatusCode", 1)[-1] for s in graph.objects(response, MF.expectedStatus)))
+    boolean = graph.value(response, MF.expectedBoolean)
+    fmt = graph.value(response, MF.expectedFormat)
+    media = " ".join(v for k, v in headers if k.lower() == "content-type")
+    text = (body or b"").decode("utf-8", "replace")
+    target = path[len("/sparql/") :]
+    if "sparql-query" in media or text.startswith("query=") or "query=" in target:
+        update = False
+    elif "sparql-update" in media or text.startswith("update=") or "update=" in target:
+        update = True
+    else:  # no telling from the request (a wrong media type): the test's name says which operation it is
+        update = "update" in name
+    return ProtocolRequest(
+        method=str(graph.value(node, HT.methodName)),
+        target=target,
+        body=body,
+        headers=headers,
+        statuses=statuses,
+        boolean=None if boolean is None else bool(boolean.toPython()),
+        format=None if fmt is None else str(fmt),
+        update=update,
+    )
+
+
+_RESULTS = {"application/sparql-results+json": "json", "application/sparql-results+xml": "xml"}
+_TABULAR = {*_RESULTS, "text/csv", "text/tab-separated-values"}
+_RDF = {
+    "application/rdf+xml",
+    "text/turtle",
+    "application/n-triples",
+    "text/plain",
+    "application/ld+json",
+    "text/n3",
+    "application/n-quads",
+    "application/trig",
+}
+
+
+def run_protocol(endpoint: Endpoint, tests: Sequence[ProtocolTest], root: Path) -> dict[str, Outcome]:
+    """Replay the protocol ``tests`` against ``endpoint``; an outcome per test IRI.
+
+    A test whose graph data the endpoint refuses to store fails with that answer (``HTTP 403 (setup) …``).
+    """
+    outcomes = {}
+    with httpx.Client(timeout=60, headers=endpoint.headers) as http:
+        for test in tests:
+            try:
+                outcomes[test.iri] = _replay(http, endpoint, test, root)
+            except Exception as exc:  # one broken exchange fails one test
+                outcomes[test.iri] = Outcome(False, f"{type(exc).__name__}: {exc}")
+    return outcomes
+
+
+def _replay(http: httpx.Client, endpoint: Endpoint, test: ProtocolTest, root: Path) -> Outcome:
+    _update(http, endpoint, endpoint.reset, check=True)
+    if test.graph_data:
+        parts = [f"GRAPH <{iri}> {{ {_triples(path, root)} }}" for path, iri in test.graph_data]
+        setup = _update(http, endpoint, "INSERT DATA { " + "\n".join(parts) + " }")
+        if not setup.is_success:
+            return Outcome(False, f"HTTP {setup.status_code} (setup: the graph data): {setup.text[:160]}")
+    for number, request in enumerate(test.requests, 1):
+        url = endpoint.update_url if request.update else endpoint.query_url
+        target = request.target
+        if target.startswith("?") and "?" in url:
+            target = "&" + target[1:]
+        response = http.request(request.method, url + target, content=request.body, headers=dict(request.headers))
+        where = f"request {number}" if len(test.requests) > 1 else "the request"
+        status = f"{response.status_code // 100}xx"
+        if status not in request.statuses:
+            return Outcome(
+                False,
+                f"HTTP {response.status_code} ({where}; expected {'/'.join(request.statuses)}): {response.text[:160]}",
+            )
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if request.format == "boolean" and media not in _RESULTS:
+            return Outcome(False, f"{where}: Content-Type {media!r} is not a boolean results format")
+        if request.format == "tabular" and media not in _TABULAR:
+            return Outcome(False, f"{where}: Content-Type {media!r} is not a tabular results format")
+        if request.format == "RDF" and media not in _RDF:
+            return Outcome(False, f"{where}: Content-Type {media!r} is not an RDF format")
+        if request.boolean is not None:
+            if media not in _RESULTS:
+                return Outcome(False, f"{where}: Content-Type {media!r} is not a results format")
+            answer = Result.parse(io.BytesIO(response.content), format=_RESULTS[media]).askAnswer
+            if answer != request.boolean:
+                return Outcome(False, f"{where}: ASK answered {answer}, expected {request.boolean}")
+    return Outcome(True)
 
 
 def _wait(url: str, process: subprocess.Popen[bytes], seconds: float = 120) -> None:
@@ -369,26 +533,37 @@ def main(argv: Sequence[str] | None = None) -> None:
     root = args.data or data_root() / "w3c-sparql11"
     every = [t for t in load_tests(root) if args.named or not t.named]
     tests = [t for t in every if not fetches_urls(t)]
+    protocol = load_protocol_tests(root)
     results: dict[str, dict[str, Outcome]] = {}
+    protocol_results: dict[str, dict[str, Outcome]] = {}
     with serve_oxigraph() as oxigraph, serve_kgsvc() as (whole, scoped):
         for endpoint in (oxigraph, whole, scoped):
             started = time.perf_counter()
             results[endpoint.name] = run_suite(endpoint, tests, root)
+            protocol_results[endpoint.name] = run_protocol(endpoint, protocol, root)
             print(f"# {endpoint.name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     print(
         f"W3C SPARQL 1.1, {len(tests)} tests ({'with' if args.named else 'without'} the named-graph tests; "
         f"{len(every) - len(tests)} positive LOAD syntax tests not run: they would fetch URLs)"
     )
-    print("| endpoint | passed | failed |\n|---|---:|---:|")
+    _table(results)
+    print(f"\nSPARQL 1.1 Protocol, {len(protocol)} tests")
+    _table(protocol_results)
+    if args.failures:
+        for name in results:
+            print(f"\n## {name}")
+            for outcomes in (results[name], protocol_results[name]):
+                for iri, outcome in outcomes.items():
+                    if not outcome.passed:
+                        print(f"- {iri.removeprefix(BASE)}: {outcome.reason[:160]}")
+
+
+def _table(results: dict[str, dict[str, Outcome]]) -> None:
+    print("| endpoint | passed | failed | of which 403 refusals |\n|---|---:|---:|---:|")
     for name, outcomes in results.items():
         passed = sum(o.passed for o in outcomes.values())
-        print(f"| {name} | {passed} | {len(outcomes) - passed} |")
-    if args.failures:
-        for name, outcomes in results.items():
-            print(f"\n## {name}")
-            for iri, outcome in outcomes.items():
-                if not outcome.passed:
-                    print(f"- {iri.removeprefix(BASE)}: {outcome.reason[:160]}")
+        refused = sum(not o.passed and o.reason.startswith("HTTP 403") for o in outcomes.values())
+        print(f"| {name} | {passed} | {len(outcomes) - passed} | {refused} |")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from starlette.types import Receive, Scope, Send
 from kgsvc.api.errors import error_response, handler_for
 from kgsvc.api.guard import SAFE_METHODS, cross_site
 from kgsvc.api.limits import body_limit, declared_length, limit_receive, too_large
-from kgsvc.api.protocol import answer_query, endpoint
+from kgsvc.api.protocol import answer_query, base_iri, endpoint
 from kgsvc.api.query_string import unquote_plus
 from kgsvc.settings import Settings
 
@@ -131,7 +131,7 @@ class KgsvcApp(FastAPI):
         state = self.state.kgsvc
         graph = state.dataset_graph(dataset) if dataset is not None else None
         accept = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"accept"), None)
-        content_type, body = await answer_query(state, query, [("query", query)], accept, graph)
+        content_type, body = await answer_query(state, query, [("query", query)], accept, graph, base_iri(scope))
         headers = [(b"content-length", str(len(body)).encode()), (b"content-type", content_type.encode("latin-1"))]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})

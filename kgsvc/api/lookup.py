@@ -112,7 +112,9 @@ def answer(store: Store, job: QueryJob) -> tuple[str, bytes] | None:
     if job.default_graph is not None and len(job.default_graph) > 1:
         return None
     # a lookup has no GRAPH clause: its named graphs do not matter
-    result = store.query(job.query, default_graph=job.default_graph, union_default_graph=job.union)
+    result = store.query(
+        job.query, default_graph=job.default_graph, union_default_graph=job.union, base_iri=job.base_iri
+    )
     if not isinstance(result, QuerySolutions | QueryBoolean):  # is_lookup() only passes SELECT and ASK
         raise TypeError(f"a lookup answered {type(result).__name__}")
     buffer = _Buffer(min(job.max_rows, INLINE_MAX_BYTES))

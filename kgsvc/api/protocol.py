@@ -19,14 +19,25 @@ dataset graph is the default graph (:func:`kgsvc.api.sparql_text.rewrite_update`
 changed datasets emit the dataset-changed event; the answer is ``200`` with ``{"changed": [datasets]}``.
 Updates are not bounded by ``query_timeout_s`` (a write cannot be stopped half-way).
 
-``SERVICE`` (in queries and updates) and ``LOAD`` are refused with 403 unless ``KGSVC_ALLOW_REMOTE_SPARQL``.
+Relative IRIs in queries and updates resolve against the URL the request was sent to, without its query string
+(:func:`base_iri`), as ``oxigraph serve`` does: ``CONSTRUCT { <s> <p> 1 } WHERE {}`` sent to
+``http://h/sparql`` answers ``<http://h/s>``. A ``BASE`` in the text still wins.
+
+``SERVICE`` (in queries and updates) and ``LOAD`` are refused with 403 unless ``KGSVC_ALLOW_REMOTE_SPARQL`` —
+after the text was checked for its depth (:func:`kgsvc.store.check_sparql`) and parsed without running it
+(:func:`kgsvc.store.check_query_syntax`, :func:`kgsvc.store.check_update_syntax`): a request that does not parse
+gets the parser's 400, with its position, whatever it contains.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache, partial
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import Scope
 
 from kgsvc.api import lookup
 from kgsvc.api.errors import ApiError
@@ -38,9 +49,9 @@ from kgsvc.api.service_description import service_description
 from kgsvc.api.sparql_text import find_keyword, has_dataset_clause, query_form, rewrite_update
 from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import QueryError
-from kgsvc.store import NamedNode, check_sparql, check_update_syntax
+from kgsvc.store import NamedNode, check_query_syntax, check_sparql, check_update_syntax
 
-__all__ = ["answer_query", "dataset_sparql", "endpoint", "sparql"]
+__all__ = ["answer_query", "base_iri", "dataset_sparql", "endpoint", "sparql"]
 
 _FORM = "application/x-www-form-urlencoded"
 _QUERY = "application/sparql-query"
@@ -75,10 +86,50 @@ def _iris(params: list[tuple[str, str]], key: str) -> list[str]:
     return values
 
 
+def base_iri(scope: Scope) -> str | None:
+    """The base IRI of a request's SPARQL text: the URL it was sent to, without query string (as ``oxigraph
+    serve`` resolves), or ``None`` if that is not an IRI (a strange ``Host`` header; relative IRIs are then errors).
+
+    Built as Starlette's ``request.url`` is (the ``Host`` header, else the server address), without building it:
+    this runs on every query.
+
+    >>> base_iri({"type": "http", "scheme": "http", "server": ("h", 80), "path": "/sparql", "query_string": b"a=1",
+    ...           "headers": [(b"host", b"example.org:8000")]})
+    'http://example.org:8000/sparql'
+    >>> base_iri({"type": "http", "scheme": "http", "server": ("h", 80), "path": "/sparql", "headers": []})
+    'http://h/sparql'
+    """
+    scheme = scope.get("scheme", "http")
+    path = scope["path"]
+    if "?" in path or "#" in path or "\\" in path:
+        path = path.replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")
+    host = next((value for key, value in scope["headers"] if key == b"host"), None)
+    if host is not None:
+        return _checked_base(f"{scheme}://{host.decode('latin-1')}{path}")
+    server = scope.get("server")
+    if server is None:
+        return None
+    name, port = server
+    if ":" in name and not name.startswith("["):
+        name = f"[{name}]"
+    default = 443 if scheme in ("https", "wss") else 80
+    return _checked_base(f"{scheme}://{name}{path}" if port == default else f"{scheme}://{name}:{port}{path}")
+
+
+@lru_cache(maxsize=256)
+def _checked_base(url: str) -> str | None:
+    try:
+        NamedNode(url)
+    except ValueError:
+        return None
+    return url
+
+
 async def endpoint(request: Request, dataset: str | None) -> Response:
     """Answer a SPARQL Protocol request at ``/sparql`` (``dataset`` ``None``) or ``/datasets/{dataset}/sparql``."""
     state = get_state(request)
     graph = state.dataset_graph(dataset) if dataset is not None else None
+    base = base_iri(request.scope)
     url_params = list(request.query_params.multi_items())
     if request.method == "GET":
         if _one(url_params, "update") is not None:
@@ -88,7 +139,7 @@ async def endpoint(request: Request, dataset: str | None) -> Response:
             if any(k in _GRAPH_PARAMS for k, _ in url_params):
                 raise ApiError(400, "the request has graph parameters but no 'query'")
             return await service_description(request, state, dataset)
-        return await _query(request, state, query, url_params, graph)
+        return await _query(request, state, query, url_params, graph, base)
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media == _UPDATE:  # the token first: an unauthorised update costs no memory for its body
         require_write(request, state)
@@ -100,14 +151,14 @@ async def endpoint(request: Request, dataset: str | None) -> Response:
         if query is not None and update is not None:
             raise ApiError(400, "a request carries either 'query' or 'update', not both")
         if query is not None:
-            return await _query(request, state, query, params, graph)
+            return await _query(request, state, query, params, graph, base)
         if update is not None:
-            return await _update(request, state, update, params, graph)
+            return await _update(request, state, update, params, graph, base)
         raise ApiError(400, "the form has neither a 'query' nor an 'update' parameter")
     if media == _QUERY:
-        return await _query(request, state, text, url_params, graph)
+        return await _query(request, state, text, url_params, graph, base)
     if media == _UPDATE:
-        return await _update(request, state, text, url_params, graph)
+        return await _update(request, state, text, url_params, graph, base)
     raise ApiError(
         415,
         f"unsupported Content-Type {media or '(none)'!r}: expected {_FORM}, {_QUERY} or {_UPDATE}",
@@ -128,12 +179,15 @@ def _check_text(state: ApiState, text: str) -> None:
     check_sparql(text, max_depth=settings.sparql_max_depth, max_operators=settings.sparql_max_operators)
 
 
-def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...]) -> None:
+def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...], check_syntax: Callable[[], None]) -> None:
+    """403 for ``SERVICE`` / ``LOAD`` (:func:`~kgsvc.api.sparql_text.find_keyword`) unless allowed — after
+    ``check_syntax`` (a parse that fetches nothing): text that does not parse gets the parser's 400 first."""
     if state.settings.allow_remote_sparql:
         return
     for keyword in keywords:
         found = find_keyword(text, keyword)
         if found is not None:
+            check_syntax()
             line, column = found
             raise QueryError(
                 f"{keyword} is not allowed on this server (it would make the server fetch URLs); found at line "
@@ -145,27 +199,32 @@ def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...]) -> Non
 
 
 async def _query(
-    request: Request, state: ApiState, query: str, params: list[tuple[str, str]], graph: str | None
+    request: Request, state: ApiState, query: str, params: list[tuple[str, str]], graph: str | None, base: str | None
 ) -> Response:
-    content_type, body = await answer_query(state, query, params, request.headers.get("accept"), graph)
+    content_type, body = await answer_query(state, query, params, request.headers.get("accept"), graph, base)
     return Response(body, media_type=content_type)
 
 
 async def answer_query(
-    state: ApiState, query: str, params: list[tuple[str, str]], accept: str | None, graph: str | None
+    state: ApiState,
+    query: str,
+    params: list[tuple[str, str]],
+    accept: str | None,
+    graph: str | None,
+    base: str | None = None,
 ) -> tuple[str, bytes]:
     """The ``Content-Type`` and body answering ``query``, with the request's parameters and ``Accept`` header.
 
-    ``graph`` is the endpoint's dataset graph (``None`` at ``/sparql``). A single-pattern lookup runs inline
-    (:mod:`kgsvc.api.lookup`), anything else in the executor. Raises ``ApiError`` / ``QueryError`` /
-    ``StoreError`` / ``NotAcceptable`` for the error handlers.
+    ``graph`` is the endpoint's dataset graph (``None`` at ``/sparql``); relative IRIs resolve against ``base``
+    (:func:`base_iri`). A single-pattern lookup runs inline (:mod:`kgsvc.api.lookup`), anything else in the
+    executor. Raises ``ApiError`` / ``QueryError`` / ``StoreError`` / ``NotAcceptable`` for the error handlers.
     """
     is_lookup = lookup.is_lookup(query)
     if is_lookup:  # a SELECT or ASK without SERVICE or FROM
         form: str | None = "select"
     else:
         _check_text(state, query)
-        _refuse_remote(state, query, ("SERVICE",))
+        _refuse_remote(state, query, ("SERVICE",), lambda: check_query_syntax(query, base_iri=base))
         form = query_form(query)
     # SPARQLWrapper repeats format/output: the first value counts
     format_name = next((v for k, v in params if k in ("format", "output")), None)
@@ -178,7 +237,7 @@ async def answer_query(
         fmt = negotiate(accept, "graph" if form in ("construct", "describe") else "results", format_name)
     default_graph, named_graphs = _iris(params, "default-graph-uri"), _iris(params, "named-graph-uri")
     if graph is not None and (default_graph or named_graphs or (not is_lookup and has_dataset_clause(query))):
-        check_query_scope(query, [*default_graph, *named_graphs], graph)
+        check_query_scope(query, [*default_graph, *named_graphs], graph, base=base)
     union = False
     if default_graph or named_graphs:
         dataset: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (tuple(default_graph), tuple(named_graphs))
@@ -197,6 +256,7 @@ async def answer_query(
         default_graph=dataset[0],
         named_graphs=dataset[1],
         union=union,
+        base_iri=base,
     )
     inline = state.executor.inline
     answer = lookup.answer(inline, job) if is_lookup and inline is not None else None
@@ -205,22 +265,24 @@ async def answer_query(
 
 
 async def _update(
-    request: Request, state: ApiState, update: str, params: list[tuple[str, str]], graph: str | None
+    request: Request, state: ApiState, update: str, params: list[tuple[str, str]], graph: str | None, base: str | None
 ) -> Response:
     require_write(request, state)
     if _one(params, "default-graph-uri") is not None or _one(params, "named-graph-uri") is not None:
         raise ApiError(400, "default-graph-uri / named-graph-uri apply to queries; updates take using-graph-uri")
-    _check_text(state, update)
-    _refuse_remote(state, update, ("LOAD", "SERVICE"))
-    if graph is not None and not state.settings.allow_remote_sparql:
-        check_update_syntax(update)  # before the rewrite: its errors and positions are the client's text's
+    _check_text(state, update)  # before any parse
+    _refuse_remote(state, update, ("LOAD", "SERVICE"), lambda: check_update_syntax(update, base_iri=base))
+    if graph is not None:
+        # before the rewrite, so that errors and positions are the client's text's; unguarded (pyoxigraph's exact
+        # messages) where the text was just found to hold no LOAD/SERVICE
+        check_update_syntax(update, base_iri=base, guarded=state.settings.allow_remote_sparql)
     text = rewrite_update(
         update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")
     )
     if graph is not None:
-        check_update_scope(text, graph)
+        check_update_scope(text, graph, base=base)
     try:
-        changed = await run_in_threadpool(state.kg.update, text)
+        changed = await run_in_threadpool(partial(state.kg.update, text, base_iri=base))
     finally:
         state.changed()
     return JSONResponse({"changed": changed})

@@ -42,7 +42,8 @@ class QueryJob:
     """One query to run: the text, its dataset, the media type to answer with, and its limits.
 
     ``default_graph``/``named_graphs`` ``None`` keep the query's own ``FROM``/``FROM NAMED`` (or the store's);
-    ``union`` makes the default graph the union of all graphs. ``timeout_s`` counts from when the job starts.
+    ``union`` makes the default graph the union of all graphs; relative IRIs resolve against ``base_iri``.
+    ``timeout_s`` counts from when the job starts.
     """
 
     query: str
@@ -52,6 +53,7 @@ class QueryJob:
     default_graph: tuple[str, ...] | None = None
     named_graphs: tuple[str, ...] | None = None
     union: bool = False
+    base_iri: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         # by hand: dataclasses.asdict deep-copies, and this runs on every request
@@ -128,6 +130,7 @@ def run_query(store: Store, job: QueryJob) -> tuple[str, bytes]:
         default_graph=list(job.default_graph) if job.default_graph is not None else None,
         named_graphs=list(job.named_graphs) if job.named_graphs is not None else None,
         union_default_graph=job.union,
+        base_iri=job.base_iri,
     )
     try:
         return _answer(result, target, job, deadline)

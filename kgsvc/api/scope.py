@@ -17,24 +17,25 @@ from kgsvc.store.graph_scope import query_graphs, update_scope
 __all__ = ["check_query_scope", "check_update_scope"]
 
 
-def check_query_scope(query: str, protocol_graphs: Iterable[str], graph: str) -> None:
+def check_query_scope(query: str, protocol_graphs: Iterable[str], graph: str, *, base: str | None = None) -> None:
     """Refuse a query on the endpoint of dataset graph ``graph`` that names another graph.
 
-    ``protocol_graphs`` are the request's ``default-graph-uri`` and ``named-graph-uri`` values.
+    ``protocol_graphs`` are the request's ``default-graph-uri`` and ``named-graph-uri`` values; relative IRIs in the
+    query resolve against ``base``.
 
     Raises
     ------
     ApiError
         403 naming the graph.
     """
-    named, unresolved = query_graphs(query)
+    named, unresolved = query_graphs(query, base=base)
     if unresolved:
         _refuse("a FROM clause whose graph IRI cannot be resolved (write it in full)", graph)
     for other in sorted((named | set(protocol_graphs)) - {graph}):
         _refuse(f"the graph <{other}>", graph)
 
 
-def check_update_scope(update: str, graph: str) -> None:
+def check_update_scope(update: str, graph: str, *, base: str | None = None) -> None:
     """Refuse an (already rewritten) update on the endpoint of dataset graph ``graph`` that reaches other graphs.
 
     Raises
@@ -42,7 +43,7 @@ def check_update_scope(update: str, graph: str) -> None:
     ApiError
         403 naming the graph.
     """
-    scope = update_scope(update)
+    scope = update_scope(update, base=base)
     if scope.every_write or scope.every_read:
         _refuse("graphs it cannot name in advance (a variable in graph position, ALL or NAMED)", graph)
     if scope.writes_default or scope.reads_default:

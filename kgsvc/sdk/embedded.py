@@ -372,8 +372,9 @@ class KG:
             result = self.store.query(query, union_default_graph=True)
         return to_result(result, max_rows=self.settings.max_result_rows)
 
-    def update(self, update: str) -> list[str]:
-        """Run a SPARQL update (all or nothing); returns the datasets whose data changed.
+    def update(self, update: str, *, base_iri: str | None = None) -> list[str]:
+        """Run a SPARQL update (all or nothing); returns the datasets whose data changed. Relative IRIs in it
+        resolve against ``base_iri`` (``None``: they are an error).
 
         Dataset graphs are named ``<urn:kgsvc:dataset:NAME>`` in the update text. The datasets an update may
         change are read from its text (:func:`kgsvc.store.graph_scope.update_scope`); when they cannot be read
@@ -387,7 +388,7 @@ class KG:
             The update names the graph of a dataset that does not exist: create the dataset first (``kgsvc load``,
             ``POST /datasets``). Nothing is written.
         """
-        scope = update_scope(update)
+        scope = update_scope(update, base=base_iri)
         unknown = sorted(
             name for name in map(dataset_of_graph, scope.writes) if name is not None and not self.catalog.exists(name)
         )
@@ -406,7 +407,7 @@ class KG:
         subjects = update_subjects(update)  # None: not one INSERT/DELETE DATA, the index builds in full
         for name in names:
             self.catalog.intend_change(name, None if subjects is None else subjects.get(name, set()))
-        self.store.update(update)
+        self.store.update(update, base_iri=base_iri)
         if scope.every_write:
             self._drop_orphan_graphs()
         changed = []

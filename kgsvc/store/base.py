@@ -76,15 +76,18 @@ class Store(abc.ABC):
         default_graph: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
         union_default_graph: bool = False,
+        base_iri: str | None = None,
     ) -> QueryResult:
-        """Run a SPARQL query. ``default_graph`` lists the graph IRIs that form the default graph.
+        """Run a SPARQL query. ``default_graph`` lists the graph IRIs that form the default graph; relative IRIs
+        in the text are resolved against ``base_iri`` (``None``: they are an error).
 
         Raises ``QueryError`` (kind ``"syntax"``) for an invalid query, ``StoreError`` if the store fails.
         """
 
     @abc.abstractmethod
-    def update(self, sparql: str) -> None:
-        """Run a SPARQL update, all or nothing. Raises ``QueryError`` for an invalid update."""
+    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
+        """Run a SPARQL update, all or nothing (relative IRIs resolved against ``base_iri``). Raises ``QueryError``
+        for an invalid update."""
 
     @abc.abstractmethod
     def insert(self, quads: Iterable[Quad]) -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
+import secrets
 import signal
 import threading
 from collections.abc import Iterable, Sequence
@@ -24,9 +26,10 @@ import pyoxigraph as ox
 from kgsvc.errors import IngestError, QueryError, StoreError
 from kgsvc.store.base import QueryResult, Store
 from kgsvc.store.rdf import Quad, RdfFormat, iter_serialized, syntax_error
+from kgsvc.store.sparql_lexer import tokens, word_at
 from kgsvc.store.syntax import shorten_syntax_error
 
-__all__ = ["EmbeddedStore", "check_update_syntax"]
+__all__ = ["EmbeddedStore", "check_query_syntax", "check_update_syntax"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -100,11 +103,13 @@ class EmbeddedStore(Store):
         default_graph: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
         union_default_graph: bool = False,
+        base_iri: str | None = None,
     ) -> QueryResult:
         self.check_text(sparql)
         try:
             return self._store.query(
                 sparql,
+                base_iri=base_iri,
                 default_graph=list(_graphs(tuple(default_graph))) if default_graph is not None else None,
                 named_graphs=list(_graphs(tuple(named_graphs))) if named_graphs is not None else None,
                 use_default_graph_as_union=union_default_graph,
@@ -118,10 +123,10 @@ class EmbeddedStore(Store):
         except OSError as exc:
             raise StoreError(f"query failed: {exc}") from exc
 
-    def update(self, sparql: str) -> None:
+    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
         self.check_text(sparql)
         try:
-            self._store.update(sparql)
+            self._store.update(sparql, base_iri=base_iri)
         except SyntaxError as exc:
             raise QueryError(shorten_syntax_error(str(exc)), kind="syntax", query=sparql) from exc
         except RuntimeError as exc:
@@ -245,25 +250,116 @@ class EmbeddedStore(Store):
 _PIPE_BUFFER = 1 << 20
 
 
-def check_update_syntax(sparql: str) -> None:
-    """Raise ``QueryError(kind="syntax")``, with pyoxigraph's own message and position, if ``sparql`` is not a valid
-    SPARQL update; touch no data.
+#: The operation put in front of an update that is only checked (after its leading prologue): it fails when it runs
+#: (the graph does not exist), so nothing after it runs either — no LOAD, no SERVICE — while the whole text has been
+#: parsed. No line break in it: positions on later lines stay the client's.
+_FAIL_FIRST = " DROP GRAPH <urn:kgsvc:syntax-check:none> ; "
+_POSITION = re.compile(r"^error at (\d+):(\d+)")
 
-    pyoxigraph has no parse-only call for updates, so the update runs against a new, empty in-memory store
-    (~50 µs): a syntax error is raised there, any other error (a missing graph) is left for the real run. Callers
-    must refuse ``LOAD`` and ``SERVICE`` first, which would fetch URLs from there too.
+
+def check_update_syntax(sparql: str, *, base_iri: str | None = None, guarded: bool = True) -> None:
+    """Raise ``QueryError(kind="syntax")``, with pyoxigraph's own message and position, if ``sparql`` is not a valid
+    SPARQL update (relative IRIs resolved against ``base_iri``); touch no data.
+
+    pyoxigraph has no parse-only call for updates, so the update runs against a new, empty in-memory store: a
+    syntax error is raised there, any other error (a missing graph) is left for the real run. ``guarded`` (the
+    default) also makes sure that nothing in it runs, so that a ``LOAD`` or ``SERVICE`` fetches nothing: an
+    operation that fails at run time (:data:`_FAIL_FIRST`) is put right after the text's leading
+    ``PREFIX``/``BASE`` declarations (pyoxigraph does not accept declarations after a ``;``); pyoxigraph parses
+    the whole request before it runs the first operation, and stops at the first failure. Positions are given in
+    the client's text. ``guarded=False`` is for text known to hold neither (its messages name ``PREFIX`` among
+    what may start the first operation).
 
     >>> check_update_syntax("INSERT DATA { GRAPH ?g { <u:s> <u:p> 1 } }")
     Traceback (most recent call last):
     ...
     kgsvc.errors.QueryError: error at 1:43: expected one of Variables are not allowed in INSERT DATA, [_]
+    >>> check_update_syntax("PREFIX u: <http://127.0.0.1:9/> LOAD u:x")  # valid: nothing is fetched
+    >>> check_update_syntax("PREFIX u: <u:> LOAD u:x INTO")
+    Traceback (most recent call last):
+    ...
+    kgsvc.errors.QueryError: error at 1:29: expected [_]
     """
+    text, at = (_guard(sparql), _prologue_end(sparql)) if guarded else (sparql, -1)
     try:
-        ox.Store().update(sparql)
+        ox.Store().update(text, base_iri=base_iri)
     except SyntaxError as exc:
-        raise QueryError(str(exc), kind="syntax", query=sparql) from exc
+        message = str(exc)
+        if at >= 0:
+            line = sparql.count("\n", 0, at) + 1
+            column = at - (sparql.rfind("\n", 0, at) + 1) + 1  # where the guard starts, 1-based
+
+            def unshift(match: re.Match[str]) -> str:
+                got_line, got_column = int(match[1]), int(match[2])
+                if got_line == line and got_column >= column + len(_FAIL_FIRST):
+                    got_column -= len(_FAIL_FIRST)
+                return f"error at {got_line}:{got_column}"
+
+            message = _POSITION.sub(unshift, message)
+        raise QueryError(shorten_syntax_error(message), kind="syntax", query=sparql) from exc
     except (ValueError, OSError, RuntimeError):
-        pass  # not a syntax error: the real run reports it
+        pass  # not a syntax error (the guard's own failure, a missing graph): the real run reports it
+
+
+def _prologue_end(sparql: str) -> int:
+    """The offset right after the leading well-formed ``PREFIX p: <iri>`` / ``BASE <iri>`` / ``VERSION "…"``.
+
+    Safe by construction: pyoxigraph reads each of these as a declaration too, so the guard put here comes before
+    any operation it could see — whatever follows a declaration the lexer does not read (an escape, a non-ASCII
+    prefix name) comes after the guard, and at worst is a syntax error there (pyoxigraph takes no declaration
+    after a ``;``): an update with ``LOAD``/``SERVICE`` and such a prologue is refused as invalid.
+    """
+    toks, i, end = tokens(sparql), 0, 0
+    while True:
+        word = word_at(toks, i)
+        if word == "PREFIX" and i + 2 < len(toks) and toks[i + 1].kind == "pname" and toks[i + 2].kind == "iri":
+            if not toks[i + 1].text.endswith(":"):
+                return end
+            end, i = toks[i + 2].end, i + 3
+        elif word == "BASE" and i + 1 < len(toks) and toks[i + 1].kind == "iri":
+            end, i = toks[i + 1].end, i + 2
+        elif word == "VERSION" and i + 1 < len(toks) and toks[i + 1].kind == "string":
+            end, i = toks[i + 1].end, i + 2
+        else:
+            return end
+
+
+def _guard(sparql: str) -> str:
+    at = _prologue_end(sparql)
+    return sparql[:at] + _FAIL_FIRST + sparql[at:]
+
+
+def check_query_syntax(sparql: str, *, base_iri: str | None = None) -> None:
+    """Raise ``QueryError(kind="syntax")`` if ``sparql`` is not a valid SPARQL query; evaluate nothing, fetch nothing.
+
+    The query is parsed by pyoxigraph with a substitution for a variable the text does not contain (a random name,
+    checked against the text with its escapes decoded, in any letter case): pyoxigraph refuses that substitution
+    after parsing and before evaluating, so a ``SERVICE`` in the query is never called.
+
+    >>> check_query_syntax("SELECT * { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }")  # valid: nothing is fetched
+    >>> check_query_syntax("SELECT * { ?s ?p ?o ")
+    Traceback (most recent call last):
+    ...
+    kgsvc.errors.QueryError: error at 1:21: expected one of ",", ".", ";", "{", "{|", "}", "~", [_]
+    """
+    lowered = sparql.lower()
+    name = "kgsvc"
+    while name in lowered or ("\\" in sparql and name in _decoded(sparql)):  # a random name the text lacks
+        name = f"kgsvc{secrets.token_hex(8)}"
+    try:
+        ox.Store().query(sparql, base_iri=base_iri, substitutions={ox.Variable(name): ox.Literal("")})
+    except SyntaxError as exc:
+        raise QueryError(shorten_syntax_error(str(exc)), kind="syntax", query=sparql) from exc
+    except (ValueError, OSError, RuntimeError):
+        pass  # the substitution refused (the query parsed), or a bad base IRI, which the real run reports
+
+
+def _decoded(text: str) -> str:
+    """``text`` with ``\\uXXXX`` / ``\\UXXXXXXXX`` escapes decoded (SPARQL decodes them before parsing)."""
+    return _UCHAR.sub(lambda m: chr(min(int(m[1] or m[2], 16), 0x10FFFF)), text).lower()
+
+
+_UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 
 
 def _widen(pipe: int) -> None:

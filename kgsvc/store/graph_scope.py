@@ -55,9 +55,9 @@ class UpdateScope:
 class _Prologue:
     """PREFIX and BASE declarations seen so far (they carry over to later operations of the same request)."""
 
-    def __init__(self) -> None:
+    def __init__(self, base: str | None = None) -> None:
         self.prefixes: dict[str, str] = {}
-        self.base: str | None = None
+        self.base: str | None = base
 
     def skip(self, op: list[Token], i: int) -> int:
         """Read the declarations at ``op[i:]``; returns the index of the first token after them."""
@@ -95,8 +95,9 @@ class _Prologue:
         return urljoin(self.base, text) if self.base else None
 
 
-def update_scope(update: str) -> UpdateScope:
-    """The graphs ``update`` may write and read (conservative: see the module docstring).
+def update_scope(update: str, *, base: str | None = None) -> UpdateScope:
+    """The graphs ``update`` may write and read (conservative: see the module docstring); relative IRIs resolve
+    against ``base`` (the endpoint's base IRI) until the update's own ``BASE``.
 
     Examples
     --------
@@ -112,7 +113,7 @@ def update_scope(update: str) -> UpdateScope:
     (['u:g'], ['u:g'], True)
     """
     scope = UpdateScope()
-    prologue = _Prologue()
+    prologue = _Prologue(base)
     try:
         for op in split_operations(tokens(update)):
             i = prologue.skip(op, 0)
@@ -123,15 +124,15 @@ def update_scope(update: str) -> UpdateScope:
     return scope
 
 
-def query_graphs(query: str) -> tuple[set[str], bool]:
+def query_graphs(query: str, *, base: str | None = None) -> tuple[set[str], bool]:
     """The graph IRIs a query names in ``FROM`` / ``FROM NAMED`` (its own dataset), and whether one of them could
-    not be resolved (a prefixed name without its prefix, a relative IRI without ``BASE``).
+    not be resolved (a prefixed name without its prefix, a relative IRI without ``BASE`` or ``base``).
 
     >>> graphs, unresolved = query_graphs("PREFIX e: <u:> SELECT * FROM e:a FROM NAMED <u:b> { GRAPH ?g { ?s ?p ?o } }")
     >>> sorted(graphs), unresolved
     (['u:a', 'u:b'], False)
     """
-    prologue = _Prologue()
+    prologue = _Prologue(base)
     toks = tokens(query)
     i = prologue.skip(toks, 0)
     named: set[str] = set()

@@ -74,10 +74,11 @@ class RemoteStore(Store):
         default_graph: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
         union_default_graph: bool = False,
+        base_iri: str | None = None,
     ) -> QueryResult:
         self.check_text(sparql)
         wrapper = self._wrapper(self.query_url)
-        wrapper.setQuery(sparql)
+        wrapper.setQuery(_with_base(sparql, base_iri))
         for graph in default_graph or ():
             wrapper.addDefaultGraph(graph)
         for graph in named_graphs or ():
@@ -95,10 +96,10 @@ class RemoteStore(Store):
             return [Triple(q.subject, q.predicate, q.object) for q in parse_quads(raw, RdfFormat.N_TRIPLES)]
         return parse_query_results(raw, format=QueryResultsFormat.JSON)
 
-    def update(self, sparql: str) -> None:
+    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
         self.check_text(sparql)
         wrapper = self._wrapper(self.update_url)
-        wrapper.setQuery(sparql)
+        wrapper.setQuery(_with_base(sparql, base_iri))
         self._run(wrapper, sparql)
 
     @staticmethod
@@ -205,3 +206,9 @@ def _by_graph(quads: Iterable[Quad]) -> dict[str, list[Triple]]:
             raise StoreError("the remote store only takes quads in named graphs")
         groups.setdefault(name.value, []).append(Triple(quad.subject, quad.predicate, quad.object))
     return groups
+
+
+def _with_base(sparql: str, base_iri: str | None) -> str:
+    """``sparql`` with ``BASE <base_iri>`` in front (the remote store would resolve against its own URL otherwise);
+    a ``BASE`` of the text's own, later in its prologue, still wins."""
+    return sparql if base_iri is None else f"BASE <{base_iri}>\n{sparql}"

@@ -194,6 +194,33 @@ def test_using_graph_uri_scopes_the_where_clause(http: httpx.Client, server: Ser
     assert conflict.status_code == 400 and "USING or WITH" in conflict.json()["message"]
 
 
+def test_relative_iris_resolve_against_the_endpoint_url(http: httpx.Client, server: Served, scratch: str) -> None:
+    """As ``oxigraph serve``: the base IRI is the URL the request was sent to, without its query string."""
+    for path in ("/sparql", f"/datasets/{scratch}/sparql"):
+        base = str(http.base_url.join(path))
+        query = "CONSTRUCT { <s> <p> 1 } WHERE {}"
+        for response in (
+            http.get(path, params={"query": query}, headers={"Accept": "application/n-triples"}),
+            http.post(path, data={"query": query}, headers={"Accept": "application/n-triples"}),
+        ):
+            assert response.status_code == 200, response.text
+            assert response.text.strip() == f'<{base.rsplit("/", 1)[0]}/s> <{base.rsplit("/", 1)[0]}/p> "1"^^' + (
+                "<http://www.w3.org/2001/XMLSchema#integer> ."
+            )
+        own = http.get(path, params={"query": "BASE <http://x/> ASK { FILTER(<s> = <http://x/s>) }"})
+        assert own.json()["boolean"] is True  # the text's BASE wins
+    path = f"/datasets/{scratch}/sparql"
+    before = server.count(scratch)
+    inserted = http.post(path, data={"update": "INSERT DATA { <rel> <http://x/p> 1 }"}, headers=AUTH)
+    assert inserted.status_code == 200 and inserted.json() == {"changed": [scratch]}, inserted.text
+    assert server.count(scratch) == before + 1
+    ask = http.get(path, params={"query": f"ASK {{ <{http.base_url.join('/datasets/' + scratch + '/rel')}> ?p 1 }}"})
+    assert ask.json()["boolean"] is True
+    # a relative graph IRI is never the dataset's graph: still refused on the dataset endpoint
+    other = http.post(path, data={"update": "INSERT DATA { GRAPH <g> { <a:s> <a:p> 1 } }"}, headers=AUTH)
+    assert other.status_code == 403 and "/datasets/" in other.json()["message"], other.text
+
+
 @pytest.mark.parametrize(
     ("request_args", "status", "message"),
     [

@@ -149,12 +149,35 @@ def test_load_is_refused_and_nothing_is_fetched(
         f"LOAD <{url}/data.nt> INTO GRAPH <urn:kgsvc:dataset:sample>",
         "LOAD <file:///etc/passwd>",
         f"INSERT DATA {{ <http://x/a> <http://x/b> 1 }} ; load silent <{url}/x>",
+        f"PREFIX u: <{url}/>\nBASE <{url}/>\nLOAD u:x INTO GRAPH <urn:kgsvc:dataset:sample> ; LOAD <y>",
     ):
         response = http.post("/sparql", data={"update": update}, headers=AUTH)
         assert response.status_code == 403 and "LOAD is not allowed" in response.json()["message"]
     service_in_update = f"INSERT {{ ?s ?p ?o }} WHERE {{ SERVICE <{url}/sparql> {{ ?s ?p ?o }} }}"
     assert http.post("/sparql", data={"update": service_in_update}, headers=AUTH).status_code == 403
     assert hits == [] and server.count() == before
+
+
+@pytest.mark.parametrize(
+    ("path", "form", "text", "position"),
+    [
+        ("/sparql", "update", "LOAD ;", "1:7"),
+        ("/sparql", "update", "INSERT DATA { <http://x/a> <http://x/b> 1 } ;\nLOAD <{url}/x> INTO", "2:"),
+        ("/datasets/sample/sparql", "update", "LOAD <{url}/x> INTO GRAPH", "1:"),
+        ("/sparql", "update", "PREFIX u: <{url}/> LOAD u:x ;\nLOAD", "2:5"),
+        ("/sparql", "query", "SELECT * WHERE { SERVICE <{url}/sparql> { ?s ?p ?o }", "1:"),
+        ("/datasets/sample/sparql", "query", "SELECT * WHERE { ?a ?b ?c SERVICE <{url}/> }", "1:"),
+    ],
+)
+def test_invalid_load_or_service_is_a_syntax_error_first(
+    http: httpx.Client, listener: tuple[str, list[str]], path: str, form: str, text: str, position: str
+) -> None:
+    url, hits = listener
+    response = http.post(path, data={form: text.replace("{url}", url)}, headers=AUTH)
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["kind"] == "syntax" and body["message"].startswith(f"error at {position}"), body
+    assert hits == []
 
 
 def test_names_that_contain_the_words_are_fine(http: httpx.Client) -> None:

@@ -26,6 +26,11 @@ def test_remote_store_round_trip(oxigraph_server: str) -> None:
     assert store.dump(graph, RdfFormat.N_TRIPLES).count(b"\n") == 3
     store.update(f"INSERT DATA {{ GRAPH <{graph}> {{ <http://ex/x> <http://ex/p> <http://ex/y> }} }}")
     assert store.count(graph) == 4
+    # relative IRIs resolve against the base given, not the remote server's URL
+    store.update(f"INSERT DATA {{ GRAPH <{graph}> {{ <x2> <p> 1 }} }}", base_iri="http://ex/")
+    assert bool(store.query("ASK { <http://ex/x2> <http://ex/p> 1 }", default_graph=[graph]))
+    assert bool(store.query("ASK { <x2> <p> 1 }", default_graph=[graph], base_iri="http://ex/"))
+    store.update(f"DELETE DATA {{ GRAPH <{graph}> {{ <http://ex/x2> <http://ex/p> 1 }} }}")
     store.bulk_insert([])
     store.drop(graph)
     assert store.count(graph) == 0
