@@ -18,11 +18,18 @@ two steps of its there-and-back at the full hop penalty, exemplar votes or not: 
 steps shorter, and it is what a question means only when nothing else fits ("which artists are on X 's label" =
 X, its label's only artist).
 
+Without exemplars the alignment is the zero-shot one of :mod:`kgsvc.qa.zeroshot` (``w_zero``), and a conjunction
+may have one branch stated by its entity alone ("the players of X **from Y**": *from* is a function word, Y's name
+says *country*; :meth:`CandidateRanker._named_branch_scores`).
+
 Entry point: :meth:`CandidateRanker.rank`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -35,10 +42,12 @@ from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_k
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.zeroshot import GraphLexicon, mark_returns, phrasings
+from kgsvc.qa.zeroshot import GraphLexicon, class_words, mark_returns, phrasings
 
 __all__ = ["CandidateRanker", "QuestionView", "RankedCandidate", "vote_confidence"]
 
+
+_WORD = re.compile(r"\w+(?:[-.]\w+)*", re.UNICODE)
 
 #: Candidates using every mention that are kept past ``QAOptions.embed_top`` (see :meth:`CandidateRanker.rank`).
 _FULL_COVERAGE_KEPT = 3
@@ -52,6 +61,7 @@ class RankedCandidate:
     signature: Signature
     score: float
     text: str
+    parts: dict[str, float] = field(default_factory=dict)  # the score's terms (module docstring), for inspection
 
 
 @dataclass(frozen=True)
@@ -181,15 +191,26 @@ class CandidateRanker:
             graph_lexicon = self.graph_lexicon
             for mentions, view in masked_views.items():
                 at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
-                zero[at] = self.alignment_scores(view.masked, [items[i][0][0] for i in at], graph_lexicon)
+                # the words of a linked mention this group leaves unused are still an entity's name where they are
+                # written as one ("from Netherlands"; "born" in "who was born in X" is a word, though it links)
+                names = frozenset(w for m in range(n_spans) if m not in mentions for w in name_words(spans[m].text))
+                lexicon = dataclasses.replace(graph_lexicon, names=names)
+                zero[at] = self.alignment_scores(view.masked, [items[i][0][0] for i in at], lexicon)
+                conj = [i for i in at if len(items[i][1].branches) == 2]
+                if conj:
+                    zero[conj] = np.maximum(
+                        zero[conj], self._named_branch_scores(view.masked, spans, [items[i][1] for i in conj], lexicon)
+                    )
             zero /= graph_lexicon.beta
         priors = []
+        parts: list[dict[str, float]] = []
         for (sig, used), vote, a, z in zip((key for key, _ in items), item_votes, aligned, zero, strict=True):
             coverage = len(set(used)) / n_spans
             mention_score = sum(spans[m].score for m in set(used)) / n_spans
             hops = sum(len(p) for p in sig) - len(sig)
             penalty = opts.hop_penalty if not views[used].votes and not opts.w_zero else opts.hop_penalty / 5
             detour = 2 * opts.hop_penalty if best[(sig, used)].detour else 0.0
+            parts.append({"vote": vote, "coverage": 0.3 * coverage, "align": opts.w_align * a, "zero": opts.w_zero * z})
             priors.append(
                 vote
                 + 0.3 * coverage
@@ -218,7 +239,8 @@ class CandidateRanker:
             (sig, used), c = items[i]
             sim = float((vectors[offset : offset + len(group)] @ views[used].vector).max())
             offset += len(group)
-            ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, text))
+            terms = {**parts[i], "prior": priors[i], "sim": opts.w_sim * sim}
+            ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, text, terms))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
 
@@ -241,6 +263,28 @@ class CandidateRanker:
                 if voted is not None:
                     votes[voted] = votes.get(voted, 0.0) + w * vote_confidence(cos, opts) * size / total
         return QuestionView(masked, vector[0], {sig: v for sig, v in votes.items() if v > 0})
+
+    def _named_branch_scores(
+        self, masked: str, spans: Sequence[LinkedSpan], candidates: Sequence[CandidatePattern], lexicon: GraphLexicon
+    ) -> npt.NDArray[np.float64]:
+        """Zero-shot log-likelihood of conjunctions whose one branch is stated by its entity alone: "the players
+        in X from Y" says *from* Y, a function word, and Y's name is what says the relation (a country). The best
+        over the two branches of: the other branch aligned to the question's words, plus the best emission of a word
+        of the entity's name for the step attached to it (``log(miss)`` when no word of it names that step)."""
+        keys = [relation_key(label) for label in self.graph.relation_labels]
+        singles: list[Signature] = []
+        named: list[float] = []
+        for c in candidates:
+            for j, branch in enumerate(c.branches):
+                other = c.branches[1 - j]
+                singles.append((tuple((keys[r], out) for r, out in other.steps),))
+                words = question_tokens(spans[branch.mention].text)[0]
+                step = (keys[branch.steps[0][0]], branch.steps[0][1])
+                best = max((lexicon.prob(w, step) for w in words), default=0.0)
+                named.append(math.log(max(best, lexicon.miss)))
+        scores = self.alignment_scores(masked, singles, lexicon) + np.asarray(named)
+        out: npt.NDArray[np.float64] = scores.reshape(-1, 2).max(axis=1)
+        return out
 
     def phrasings(self, candidate: CandidatePattern) -> list[str]:
         """Texts of ``candidate`` from its relation labels (:func:`kgsvc.qa.zeroshot.phrasings`), branch by
@@ -274,12 +318,23 @@ class CandidateRanker:
             readings += [trailing] if trailing != readings[0] else []
             lexicon.prepare(tokens, sorted({s[0] for sig in signatures for p in sig for s in p}))
             signatures = [tuple(mark_returns(path) for path in sig) for sig in signatures]
+            lexicon = dataclasses.replace(lexicon, free=lexicon.free | class_words(tokens))  # "which movies"
         scorers = [lexicon.scorer([(tokens[i], g) for i, g in order]) for order in readings]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
             scores[i] = max(score([s for path in o for s in path]) for o in orders for score in scorers)
         return scores
+
+
+def name_words(text: str) -> list[str]:
+    """The folded words of a mention's ``text`` written as a name: with a capital, a digit or ``_``.
+
+    >>> name_words("AFC_Ajax"), name_words("born"), name_words("2006 physics")
+    (['afc ajax'], [], ['2006'])
+    """
+    words = [w for w in _WORD.findall(text) if any(c.isupper() or c.isdigit() or c == "_" for c in w)]
+    return [fold(w) for w in words]
 
 
 def vote_confidence(cos: float, opts: QAOptions) -> float:

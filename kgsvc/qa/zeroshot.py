@@ -14,11 +14,18 @@ relation's **label** (the dataset's own vocabulary, DESIGN §3), by
 With ``sim(w, s)`` the larger of the two (lexical = 1) and the **contrast** ``c(w, s) = sim(w, s) − max(0.35,
 max sim(w, s'))`` over the graph's other relations ``s'`` (those sharing no content word with ``s``: a word close to
 every relation, "films" in a film graph, names none of them), the emission of a content word is
-``t(w | s) = exp(β · (c(w, s) − τ))`` when ``c ≥ τ`` and ~0 below, against ``t(w | NULL) = 1``: a word explains a
-step when it is closer to that relation than to any other by the margin ``τ``, and the gain grows with the margin.
-Function words ("what", "the", "of") only go to NULL. A step that walks back its neighbour's relation ("the films
-that share actors with X": starred → starred⁻¹) may also be explained by a share cue ("same", "also", "co-").
-Each step that no word aligns to costs ``log(miss)``. Fed to the monotone
+``t(w | s) = exp(β · (c(w, s) − τ))`` when ``c ≥ τ``, ``miss^(1 − c/τ)`` for ``0 < c < τ`` and ~0 below: a word
+explains a step when it is closer to that relation than to any other by the margin ``τ``, the gain grows with the
+margin, and a word closer to it by less ("sex" ↔ "gender", "job" ↔ "profession" in a family graph) spares the step
+part of its miss. Against it, ``t(w | NULL) = miss^(½ · min(1, c*/τ))`` with ``c*`` the word's best contrast: a
+path that leaves a relation word of the question unread pays for it (before 2026-11-26 ``t(w | NULL) = 1``, and a
+path one step short of the question scored best whenever the missing relation's word was a weak paraphrase). Words
+that name the class of the answer ("which movies", "the club that …", :func:`class_words`) go to NULL for free.
+Function words ("what", "the", "of") only go to NULL; "where" and "when" are not function words here (they ask for
+a place or a time). Words of a linked entity that a path leaves unused explain a step only by spelling its label:
+"Norway" is a country, but "the players of X from Norway" is not X's players' countries. A step that walks back
+its neighbour's relation ("the films that share actors with X": starred → starred⁻¹) may also be explained by a
+share cue ("same", "also", "co-"). Each step that no word aligns to costs ``log(miss)``. Fed to the monotone
 Viterbi alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the
 question's relation mentions it explains, in reading order: a one-hop path leaves the second relation's words
 unexplained ("which person directed the movies starred by X" needs *starred* and *directed*), a path with a step
@@ -63,7 +70,17 @@ __all__ = [
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
 #: Words that never mention a relation: question words, articles, auxiliaries, prepositions, genitive markers.
-FUNCTION_WORDS = frozenset(STOPWORDS | {"'s", "x", "one", "ones", "someone", "something"})
+#: "where" and "when" are not among them: they ask for a place or a time, which relation labels name ("is in
+#: country", "place of birth", "release year").
+_ASKING = frozenset({"where", "when"})
+FUNCTION_WORDS = (
+    frozenset(
+        STOPWORDS
+        | {"'s", "x", "one", "ones", "someone", "something"}
+        | {"among", "amongst", "within", "across", "toward", "towards", "upon", "via", "per", "onto", "whether"}
+    )
+    - _ASKING
+)
 
 
 #: Marks a step that walks back the relation of its neighbour step ("the films that share actors with X").
@@ -100,6 +117,29 @@ def mark_returns(steps: Sequence[Step]) -> tuple[Step, ...]:
         near = [steps[j] for j in (i - 1, i + 1) if 0 <= j < len(steps)]
         out.append((key + RETURN, outgoing) if (key, not outgoing) in near else (key, outgoing))
     return tuple(out)
+
+
+#: Words before a noun that name the class of the answer ("which movies", "what person").
+_WH_DETERMINERS = frozenset({"which", "what", "whose"})
+#: Words after a noun that open a relative clause about it ("the movies that", "the person who").
+_RELATIVES = frozenset({"that", "who", "which", "whose", "whom"})
+
+
+def class_words(tokens: Sequence[str]) -> frozenset[str]:
+    """The content words of a question that name the class of what is asked rather than a relation: the noun
+    right after a wh-determiner ("which movies …", "what person …") or right before a relative pronoun ("the movies
+    that …"). Leaving them unexplained costs a path nothing (:meth:`GraphLexicon.null_prob`).
+
+    >>> sorted(class_words("which person directed the films that x wrote".split()))
+    ['films', 'person']
+    """
+    out = set()
+    for i, t in enumerate(tokens):
+        if t in FUNCTION_WORDS:
+            continue
+        if (i > 0 and tokens[i - 1] in _WH_DETERMINERS) or (i + 1 < len(tokens) and tokens[i + 1] in _RELATIVES):
+            out.add(t)
+    return frozenset(out)
 
 
 def content_words(text: str) -> list[str]:
@@ -158,6 +198,13 @@ class GraphLexicon(RelationLexicon):
         Sharpness of the emission ``exp(β · (sim − τ))``.
     tau : float
         Similarity above which a word is better explained by the step than by NULL.
+    null_share : float
+        Share of the cost of an unexplained step that an unexplained relation word pays (:meth:`null_prob`).
+    names : frozenset of str
+        Words of linked entity mentions that the scored paths leave unused: they explain a step only by spelling
+        its label ("Netherlands" is a country, but "from Netherlands" does not make a path's *country* step).
+    free : frozenset of str
+        Words that go to NULL at no cost: those naming the class of the answer (:func:`class_words`).
 
     Notes
     -----
@@ -172,8 +219,12 @@ class GraphLexicon(RelationLexicon):
     floor_sim: float = 0.35
     cue: float = 0.4
     miss: float = 0.02
+    null_share: float = 0.5
+    names: frozenset[str] = frozenset()
+    free: frozenset[str] = frozenset()
     _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
+    _best: dict[str, float] = field(default_factory=dict, repr=False)
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -216,12 +267,32 @@ class GraphLexicon(RelationLexicon):
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
         return self.similarity(word, key) - max(best, self.floor_sim)
 
+    def null_prob(self, word: str) -> float:
+        """``t(word | NULL)``: 1 for a word that names no relation of the graph; for a content word closer to one
+        relation than to any other (best contrast ``c* > 0``), ``miss^(null_share · min(1, c*/τ))``: a path that
+        leaves the question's "sex" or "job" unread pays part of what a step the question never names costs.
+        Function words, share cues and :attr:`free` words go to NULL at no cost."""
+        if word in FUNCTION_WORDS or word in SHARE_CUES or word in self.names or word in self.free:
+            return 1.0
+        if not word.strip("'"):
+            return 1.0
+        best = self._best.get(word)
+        if best is None:
+            best = max((self.contrast(word, k) for k in self.labels), default=0.0)
+            self._best[word] = best
+        if best <= 0.0:
+            return 1.0
+        return float(self.miss ** (self.null_share * min(1.0, best / self.tau)))
+
     def prob(self, word: str, step: Step) -> float:
-        """``t(word | step)``: 1 for NULL, ``exp(β (contrast − τ))`` for a content word, ~0 for a function word;
-        a share cue ("same", "also", "co-") is a content word of a step marked :data:`RETURN`."""
+        """``t(word | step)``: :meth:`null_prob` for NULL; for a content word ``exp(β (contrast − τ))`` from the
+        margin ``τ`` on, ``miss^(1 − contrast/τ)`` below it (closer to this relation than to any other, by less than
+        the margin: it spares the step part of its miss), ~0 at ``contrast ≤ 0``; ~0 for a function word and for a
+        word of an unused entity name that does not spell the label; a share cue ("same", "also", "co-") is a
+        content word of a step marked :data:`RETURN`."""
         key, _ = step
         if not key:
-            return 1.0
+            return self.null_prob(word)
         returning = key.endswith(RETURN)
         key = key.removesuffix(RETURN)
         cue = word in SHARE_CUES
@@ -231,7 +302,13 @@ class GraphLexicon(RelationLexicon):
             return math.exp(self.beta * self.cue)
         if word in FUNCTION_WORDS or not word.strip("'"):
             return 1e-9
+        if word in _ASKING and returning:
+            return 1e-9  # "where" / "when" ask for the answer's place or time; they name no relation walked back
+        if word in self.names and not any(stem_match(word, p) for p in content_words(key)):
+            return 1e-9  # a word of an entity's name names a relation only by spelling it
         contrast = self.contrast(word, key)
-        if contrast < self.tau:
+        if contrast <= 0.0:
             return 1e-9  # explains nothing: it can neither stand for the step nor spare the step its miss
+        if contrast < self.tau:  # closer to this relation than to any other, by less than the margin: it spares the
+            return float(self.miss ** (1.0 - contrast / self.tau))  # step part of its miss, in proportion to the margin
         return math.exp(self.beta * (contrast - self.tau))
