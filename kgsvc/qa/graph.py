@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -30,6 +30,8 @@ from kgsvc.index.embed import Embedder
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.result import Term
+
+_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 __all__ = ["Embed", "QAGraph", "Search", "load_embedder", "parse_term"]
 
@@ -154,6 +156,37 @@ class QAGraph:
             embed=embed,
             name=name,
         )
+
+    def type_triples(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``(subjects, classes)`` of the graph's ``rdf:type`` triples. O(triples)."""
+        snapshot = self.snapshot
+        types = [j for j, t in enumerate(self.relation_terms) if t == _RDF_TYPE]
+        is_type = np.isin(np.asarray(snapshot.triple_relations), types)
+        heads = np.asarray(snapshot.triple_heads, dtype=np.int64)
+        return heads[is_type], np.asarray(snapshot.triple_tails, dtype=np.int64)[is_type]
+
+    def instances(self, classes: Collection[int]) -> frozenset[int]:
+        """The nodes with an ``rdf:type`` among ``classes``. O(triples)."""
+        subjects, types = self.type_triples()
+        return frozenset(np.unique(subjects[np.isin(types, sorted(classes))]).tolist())
+
+    def step_reaches(self, typed: Collection[int]) -> Callable[[int, bool], bool]:
+        """Whether a step (relation, outgoing) can end at one of the ``typed`` nodes anywhere in the graph: the cheap
+        test of a candidate path's last step that a class noun applies before ranking ("which *albums* …"). O(triples)
+        once per distinct step asked (cached)."""
+        snapshot = self.snapshot
+        relations = np.asarray(snapshot.triple_relations)
+        heads, tails = np.asarray(snapshot.triple_heads), np.asarray(snapshot.triple_tails)
+        wanted = np.asarray(sorted(typed), dtype=np.int64)
+        cache: dict[tuple[int, bool], bool] = {}
+
+        def reaches(relation: int, outgoing: bool) -> bool:
+            if (relation, outgoing) not in cache:
+                ends = (tails if outgoing else heads)[relations == relation]
+                cache[relation, outgoing] = bool(np.isin(ends, wanted).any())
+            return cache[relation, outgoing]
+
+        return reaches
 
     def node_id(self, term: str) -> int | None:
         """The node id of the N-Triples term text ``term`` (``<iri>``, ``"lex"…``, ``_:b``), or ``None``.

@@ -45,7 +45,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from kgsvc.errors import MatchError
 from kgsvc.index.labels import LABEL_PREDICATES
@@ -65,7 +64,7 @@ from kgsvc.qa.candidates import CandidatePattern, candidate_pattern
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.rank import RankedCandidate
+from kgsvc.qa.rank import RankedCandidate, class_filter
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
@@ -316,7 +315,7 @@ class _KindPath:
         the counted class, candidates whose last step reaches that class, ranked among themselves, and ends among
         ``typed``), the best by rank score plus the fit of the ends' types to the question's noun plus
         (``want_attribute``) the best attribute's score."""
-        ranked = self.ranked(text, self.spans, self.reaches(typed) if typed is not None else None)
+        ranked = self.ranked(text, self.spans, class_filter(self.graph, typed) if typed is not None else None)
         self.timings["pattern"] = time.perf_counter() - self.t0
         scored: list[tuple[float, int, RankedCandidate]] = []
         for i, r in enumerate(ranked):
@@ -355,14 +354,6 @@ class _KindPath:
 
     # -- the class of what is counted ----------------------------------------------------------------------------
 
-    def type_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """(subjects, classes) of the graph's ``rdf:type`` triples."""
-        snapshot = self.graph.snapshot
-        if self._type_relations is None:
-            self._type_relations = [j for j, t in enumerate(self.graph.relation_terms) if t == _RDF_TYPE]
-        is_type = np.isin(np.asarray(snapshot.triple_relations), self._type_relations)
-        return np.asarray(snapshot.triple_heads)[is_type], np.asarray(snapshot.triple_tails)[is_type]
-
     def counted_classes(self) -> frozenset[int]:
         """The classes the question's noun names ("how many *laureates*", "how many *institutions*"): those of a
         class-noun mention within the noun (the linker's), else the classes whose label is closest to the noun
@@ -375,7 +366,7 @@ class _KindPath:
             named = set(fold(mention.text).split()) - {"the", "a", "an"}
             if mention.classes and named and named <= words:
                 return frozenset(mention.classes)
-        _, classes = self.type_arrays()
+        _, classes = self.graph.type_triples()
         nodes = np.unique(classes).tolist()
         labels = sorted({str(self.graph.node_labels[c]) for c in nodes})
         if not labels:
@@ -386,28 +377,6 @@ class _KindPath:
         if float(cosines[best]) < CLASS_MIN_COS:
             return frozenset()
         return frozenset(c for c in nodes if self.graph.node_labels[c] == labels[best])
-
-    def instances(self, classes: frozenset[int]) -> frozenset[int]:
-        """The nodes with an ``rdf:type`` among ``classes``."""
-        subjects, types = self.type_arrays()
-        return frozenset(np.unique(subjects[np.isin(types, sorted(classes))]).tolist())
-
-    def reaches(self, typed: frozenset[int]) -> Callable[[CandidatePattern], bool]:
-        """Whether a candidate's last step (relation, direction) can end at one of the ``typed`` nodes anywhere in
-        the graph: the cheap test the ranking applies before its cut (O(triples) once per distinct step)."""
-        snapshot = self.graph.snapshot
-        relations = np.asarray(snapshot.triple_relations)
-        heads, tails = np.asarray(snapshot.triple_heads), np.asarray(snapshot.triple_tails)
-        wanted = np.asarray(sorted(typed), dtype=np.int64)
-        cache: dict[tuple[int, bool], bool] = {}
-
-        def step_reaches(relation: int, outgoing: bool) -> bool:
-            if (relation, outgoing) not in cache:
-                ends = (tails if outgoing else heads)[relations == relation]
-                cache[relation, outgoing] = bool(np.isin(ends, wanted).any())
-            return cache[relation, outgoing]
-
-        return lambda c: all(step_reaches(*b.steps[-1]) for b in c.branches if b.steps)
 
     def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:
         """The SPARQL lines constraining ``answer`` to ``classes``."""
@@ -444,7 +413,7 @@ class _KindPath:
         if self.kind.constant is not None:
             return self.filtered(count=True)
         classes = self.counted_classes()
-        typed = self.instances(classes) if classes else None
+        typed = self.graph.instances(classes) if classes else None
         try:
             ranked = self.select(self.words, typed=typed)
         except _Refused:

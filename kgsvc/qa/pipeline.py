@@ -70,7 +70,7 @@ from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.rank import CandidateRanker
+from kgsvc.qa.rank import CandidateRanker, class_filter
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -94,6 +94,10 @@ log = logging.getLogger(__name__)
 
 FailedStage = Literal["linking", "pattern", "matching", "answer"]
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
+
+
+#: A class noun that names what is asked: right after "which" / "what", or one word later ("which Nobel laureates").
+_ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:\S+\s+)?$", re.IGNORECASE)
 
 
 @dataclass
@@ -242,7 +246,8 @@ class QuestionAnswerer:
         inferred: dict[CandidatePattern, list[Prediction]] = {}
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
-            chosen = self._grounded_pattern(question, spans, opts, inferred)
+            asked = [c for t in linked.types if _ASKS_FOR.search(question[: t.start]) for c in t.classes]
+            chosen = self._grounded_pattern(question, spans, opts, inferred, asked)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -432,8 +437,19 @@ class QuestionAnswerer:
         spans: Sequence[LinkedSpan],
         opts: QAOptions,
         inferred: dict[CandidatePattern, list[Prediction]] | None = None,
+        classes: Sequence[int] = (),
     ) -> _Chosen | None:
-        ranked = self.ranker.rank(question, spans, opts, list(inferred or ()))
+        """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of
+        the class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that
+        can end at an instance of one are ranked, when any can; the answers are filtered by type afterwards too
+        (:meth:`_typed`)."""
+        extra = list(inferred or ())
+        ranked = []
+        if classes:
+            keep = class_filter(self.graph, self.graph.instances(classes))
+            ranked = self.ranker.rank(question, spans, opts, extra, keep=keep)
+        if not ranked:
+            ranked = self.ranker.rank(question, spans, opts, extra)
         if not ranked:
             return None
         pick = 0

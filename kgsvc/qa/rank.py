@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +44,7 @@ from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import GraphLexicon, class_words, mark_returns, phrasings
 
-__all__ = ["CandidateRanker", "QuestionView", "RankedCandidate", "vote_confidence"]
+__all__ = ["CandidateRanker", "QuestionView", "RankedCandidate", "class_filter", "vote_confidence"]
 
 
 _WORD = re.compile(r"\w+(?:[-.]\w+)*", re.UNICODE)
@@ -364,3 +364,11 @@ def _suffix_share(a: Signature, b: Signature) -> float:
     while n < min(len(x), len(y)) and x[-1 - n] == y[-1 - n]:
         n += 1
     return n / max(len(x), len(y))
+
+
+def class_filter(graph: QAGraph, typed: Collection[int]) -> Callable[[CandidatePattern], bool]:
+    """A ``keep`` for :meth:`CandidateRanker.rank`: whether every branch's last step of a candidate can end at one
+    of the ``typed`` nodes (the instances of the class a question names: "which *albums* …", "how many
+    *laureates* …"), by :meth:`~kgsvc.qa.graph.QAGraph.step_reaches`."""
+    reaches = graph.step_reaches(typed)
+    return lambda c: all(reaches(*b.steps[-1]) for b in c.branches if b.steps)

@@ -87,11 +87,6 @@ def test_names_without_middle_initials_and_percent_encoded_iris(qa: QuestionAnsw
     assert ("Thomas Südhof", "Thomas_C._S%C3%BCdhof") in _top(qa, "When was Thomas Südhof born?")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="since the zero-shot ranking (issue 16) merged, the 2-hop path through the artist outranks the 1-hop "
-    "producer path here, and the class filter only filters answers: class nouns must enter the ranking",
-)
 def test_class_nouns_constrain_the_type_instead_of_linking(qa: QuestionAnswerer) -> None:
     found = qa.linker.link_types("Which albums did Quincy Jones produce?")
     assert [s.text for s in found.spans if s.score >= 0.2] == ["Quincy Jones"]
