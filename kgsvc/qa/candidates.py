@@ -37,7 +37,7 @@ one stored triple per step, the same triple for several steps where the walk goe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +56,7 @@ __all__ = [
     "enumerate_candidates",
     "enumerate_paths",
     "reverse",
+    "steps_into",
     "verbalise",
 ]
 
@@ -135,6 +136,19 @@ def _groups(key: I64, neighbors: I64) -> list[tuple[RelStep, I64]]:
     for k, ends in zip(key[np.r_[0, bounds]].tolist(), np.split(neighbors, bounds), strict=True):
         out.append(((k >> 1, bool(k & 1)), ends))
     return out
+
+
+def steps_into(snapshot: GraphSnapshot, nodes: Collection[int]) -> set[RelStep]:
+    """The steps ``(relation, outgoing)`` that end at one of ``nodes`` from somewhere in the graph: each entry of a
+    node's CSR slice read the other way, and a self-loop both ways. O(the nodes' degrees).
+
+    A path whose last step is not among them cannot end at one of ``nodes`` (the class filter of
+    :func:`kgsvc.qa.rank.class_filter`).
+    """
+    ids = np.fromiter(sorted(nodes), dtype=np.int64, count=len(nodes))
+    gathered = _gather(snapshot, ids, int(snapshot.indptr[-1]), True)
+    assert gathered is not None  # the cap is every entry of the graph
+    return {(k >> 1, not (k & 1)) for k in np.unique(gathered[0]).tolist()}
 
 
 def reverse(step: RelStep) -> RelStep:

@@ -27,11 +27,10 @@ import numpy.typing as npt
 
 from kgsvc.gnn.predict import LinkPredictor
 from kgsvc.index.embed import Embedder
+from kgsvc.index.labels import RDF_TYPE
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.result import Term
-
-_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 __all__ = ["Embed", "QAGraph", "Search", "load_embedder", "parse_term"]
 
@@ -104,6 +103,8 @@ class QAGraph:
     predictor: LinkPredictor | None = None  # the GNN trained on this snapshot, for inferred edges (issue 7)
     _relation_vectors: npt.NDArray[np.float32] | None = field(default=None, repr=False)
     _node_ids: dict[str, int] | None = field(default=None, repr=False)
+    _type_relation: int | None = field(default=None, repr=False)  # -1: none
+    _classes: list[int] | None = field(default=None, repr=False)
 
     @classmethod
     def from_index(cls, index: Any, *, name: str = "") -> QAGraph:
@@ -157,36 +158,36 @@ class QAGraph:
             name=name,
         )
 
-    def type_triples(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """``(subjects, classes)`` of the graph's ``rdf:type`` triples. O(triples)."""
-        snapshot = self.snapshot
-        types = [j for j, t in enumerate(self.relation_terms) if t == _RDF_TYPE]
-        is_type = np.isin(np.asarray(snapshot.triple_relations), types)
-        heads = np.asarray(snapshot.triple_heads, dtype=np.int64)
-        return heads[is_type], np.asarray(snapshot.triple_tails, dtype=np.int64)[is_type]
+    def type_relation(self) -> int | None:
+        """The relation id of ``rdf:type`` in this graph, if it has one (found once)."""
+        if self._type_relation is None:
+            term = f"<{RDF_TYPE}>"
+            self._type_relation = next((j for j, t in enumerate(self.relation_terms) if t == term), -1)
+        return self._type_relation if self._type_relation >= 0 else None
+
+    def classes(self) -> list[int]:
+        """The nodes that are the ``rdf:type`` of some node, ascending. O(triples) once, then cached."""
+        if self._classes is None:
+            relation, snapshot = self.type_relation(), self.snapshot
+            self._classes = []
+            if relation is not None:
+                is_type = np.asarray(snapshot.triple_relations) == relation
+                self._classes = np.unique(np.asarray(snapshot.triple_tails)[is_type]).tolist()
+        return self._classes
+
+    def types(self, node: int) -> set[int]:
+        """The ``rdf:type`` objects of ``node``. O(degree)."""
+        relation = self.type_relation()
+        if relation is None:
+            return set()
+        return set(self.snapshot.neighbors_via(node, relation, outgoing=True).tolist())
 
     def instances(self, classes: Collection[int]) -> frozenset[int]:
-        """The nodes with an ``rdf:type`` among ``classes``. O(triples)."""
-        subjects, types = self.type_triples()
-        return frozenset(np.unique(subjects[np.isin(types, sorted(classes))]).tolist())
-
-    def step_reaches(self, typed: Collection[int]) -> Callable[[int, bool], bool]:
-        """Whether a step (relation, outgoing) can end at one of the ``typed`` nodes anywhere in the graph: the cheap
-        test of a candidate path's last step that a class noun applies before ranking ("which *albums* …"). O(triples)
-        once per distinct step asked (cached)."""
-        snapshot = self.snapshot
-        relations = np.asarray(snapshot.triple_relations)
-        heads, tails = np.asarray(snapshot.triple_heads), np.asarray(snapshot.triple_tails)
-        wanted = np.asarray(sorted(typed), dtype=np.int64)
-        cache: dict[tuple[int, bool], bool] = {}
-
-        def reaches(relation: int, outgoing: bool) -> bool:
-            if (relation, outgoing) not in cache:
-                ends = (tails if outgoing else heads)[relations == relation]
-                cache[relation, outgoing] = bool(np.isin(ends, wanted).any())
-            return cache[relation, outgoing]
-
-        return reaches
+        """The nodes with an ``rdf:type`` among ``classes``. O(the classes' degrees)."""
+        relation = self.type_relation()
+        if relation is None:
+            return frozenset()
+        return frozenset(n for c in classes for n in self.snapshot.neighbors_via(c, relation, outgoing=False).tolist())
 
     def node_id(self, term: str) -> int | None:
         """The node id of the N-Triples term text ``term`` (``<iri>``, ``"lex"…``, ``_:b``), or ``None``.

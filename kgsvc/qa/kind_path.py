@@ -80,7 +80,6 @@ MAX_EVIDENCE = 1000
 SELECT_TOP = 8
 #: Least MiniLM cosine of a count's noun to a class label for the class to constrain what is counted.
 CLASS_MIN_COS = 0.5
-_RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 _XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 _NOT_SUPPORTED = "this kind of question is not supported"
 
@@ -166,7 +165,6 @@ class _KindPath:
     opts: QAOptions
     type_mentions: tuple[TypeMention, ...] = ()
     t0: float = dataclasses.field(default_factory=time.perf_counter)
-    _type_relations: list[int] | None = None
 
     # -- shared --------------------------------------------------------------------------------------------------
 
@@ -285,15 +283,6 @@ class _KindPath:
     def skip_relations(self) -> list[int]:
         return [j for j, t in enumerate(self.graph.relation_terms) if t.strip("<>") in LABEL_PREDICATES]
 
-    def types(self, node: int) -> set[int]:
-        if self._type_relations is None:
-            self._type_relations = [j for j, t in enumerate(self.graph.relation_terms) if t == _RDF_TYPE]
-        relations = self._type_relations
-        out: set[int] = set()
-        for r in relations:
-            out.update(self.graph.snapshot.neighbors_via(node, r, outgoing=True).tolist())
-        return out
-
     def attribute_text(self) -> str:
         """The cue's hint and the words around the cue (:func:`~kgsvc.qa.kinds.cue_window`)."""
         window = cue_window(self.question, self.kind, [(s.start, s.end) for s in self.spans])
@@ -366,8 +355,7 @@ class _KindPath:
             named = set(fold(mention.text).split()) - {"the", "a", "an"}
             if mention.classes and named and named <= words:
                 return frozenset(mention.classes)
-        _, classes = self.graph.type_triples()
-        nodes = np.unique(classes).tolist()
+        nodes = self.graph.classes()
         labels = sorted({str(self.graph.node_labels[c]) for c in nodes})
         if not labels:
             return frozenset()
@@ -391,7 +379,7 @@ class _KindPath:
             return 0.0
         counts: dict[int, int] = {}
         for n in nodes[:100]:
-            for t in self.types(n):
+            for t in self.graph.types(n):
                 counts[t] = counts.get(t, 0) + 1
         if not counts:
             return 0.0
@@ -950,9 +938,9 @@ class _KindPath:
         if not ends:
             return False
         sample = sorted(ends)[:200]
-        target_types = set().union(*(self.types(t) for t in targets)) if targets else set()
+        target_types = set().union(*(self.graph.types(t) for t in targets)) if targets else set()
         if target_types:
-            return any(self.types(n) & target_types for n in sample) or bool(ends & targets)
+            return any(self.graph.types(n) & target_types for n in sample) or bool(ends & targets)
         literal = {self.term(t).startswith('"') for t in targets}
         return any(self.term(n).startswith('"') in literal for n in sample)
 

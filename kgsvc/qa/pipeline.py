@@ -63,7 +63,7 @@ import numpy as np
 from kgsvc import interrupt
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
-from kgsvc.index.labels import LABEL_PREDICATES, RDF_TYPE
+from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
@@ -146,34 +146,21 @@ class QuestionAnswerer:
         """The entity linker over the graph's node labels (built once)."""
         if self._linker is None:
             rate = self.exemplars.common_rate if self.exemplars is not None and len(self.exemplars) else None
-            snapshot, type_relation = self.graph.snapshot, self._type_relation()
-            classes: list[int] = []
-            if type_relation is not None:
-                is_type = np.asarray(snapshot.triple_relations) == type_relation
-                classes = np.unique(np.asarray(snapshot.triple_tails)[is_type]).tolist()
+            graph = self.graph
             self._linker = EntityLinker(
-                LabelIndex.build(self.graph.node_labels, classes=classes, degree=np.diff(snapshot.indptr).tolist()),
-                embed=self.graph.embed if self.graph.search_nodes is not None else None,
-                search=self.graph.search_nodes,
+                LabelIndex.build(
+                    graph.node_labels, classes=graph.classes(), degree=np.diff(graph.snapshot.indptr).tolist()
+                ),
+                embed=graph.embed if graph.search_nodes is not None else None,
+                search=graph.search_nodes,
                 common_rate=rate,
-                context=self._type_words if type_relation is not None else None,
+                context=self._type_words if graph.type_relation() is not None else None,
             )
         return self._linker
 
-    def _type_relation(self) -> int | None:
-        """The relation id of ``rdf:type`` in this graph, if it has one."""
-        term = f"<{RDF_TYPE}>"
-        return next((j for j, t in enumerate(self.graph.relation_terms) if t == term), None)
-
-    def _types(self, node: int) -> set[int]:
-        relation = self._type_relation()
-        if relation is None:
-            return set()
-        return set(self.graph.snapshot.neighbors_via(node, relation, outgoing=True).tolist())
-
     def _type_words(self, node: int) -> str:
         """The labels of ``node``'s types (the linker's homonym context)."""
-        return " ".join(self.graph.node_labels[t] for t in sorted(self._types(node)))
+        return " ".join(self.graph.node_labels[t] for t in sorted(self.graph.types(node)))
 
     def _typed(self, answers: list[AnswerTerm], classes: Sequence[int]) -> list[AnswerTerm]:
         """The answers whose ``rdf:type`` is one of ``classes`` (the question's class nouns: "which laureates");
@@ -184,7 +171,7 @@ class QuestionAnswerer:
         kept = []
         for answer in answers:
             node = self.graph.node_id(f"<{answer.value}>") if answer.kind == "uri" else None
-            if node is not None and self._types(node) & wanted:
+            if node is not None and self.graph.types(node) & wanted:
                 kept.append(answer)
         return kept or answers
 

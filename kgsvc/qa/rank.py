@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
-from kgsvc.qa.candidates import CandidatePattern, enumerate_candidates, verbalise
+from kgsvc.qa.candidates import CandidatePattern, enumerate_candidates, steps_into, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
@@ -369,6 +369,6 @@ def _suffix_share(a: Signature, b: Signature) -> float:
 def class_filter(graph: QAGraph, typed: Collection[int]) -> Callable[[CandidatePattern], bool]:
     """A ``keep`` for :meth:`CandidateRanker.rank`: whether every branch's last step of a candidate can end at one
     of the ``typed`` nodes (the instances of the class a question names: "which *albums* …", "how many
-    *laureates* …"), by :meth:`~kgsvc.qa.graph.QAGraph.step_reaches`."""
-    reaches = graph.step_reaches(typed)
-    return lambda c: all(reaches(*b.steps[-1]) for b in c.branches if b.steps)
+    *laureates* …"), by :func:`~kgsvc.qa.candidates.steps_into`. O(the typed nodes' degrees) once."""
+    steps = steps_into(graph.snapshot, typed)
+    return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
