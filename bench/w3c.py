@@ -515,7 +515,6 @@ def serve_kgsvc(dataset: str = "w3c") -> Iterator[tuple[Endpoint, Endpoint]]:
                 f"kgsvc /datasets/{dataset}/sparql",
                 f"{url}/datasets/{dataset}/sparql",
                 f"{url}/datasets/{dataset}/sparql",
-                reset="CLEAR DEFAULT",
                 headers=headers,
             )
             yield whole, scoped

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from kgsvc.db import Dataset, IndexVersion, Job, JobState, utcnow
+from kgsvc.db import Dataset, DatasetGraph, IndexVersion, Job, JobState, utcnow
 from kgsvc.errors import DatasetError, IndexError_, KgsvcError
 from kgsvc.index.changes import record_change
 from kgsvc.liveness import process_owner
@@ -27,9 +28,12 @@ from kgsvc.queries import load_query
 from kgsvc.schemas import DatasetInfo, DatasetStats, IndexVersionInfo, JobInfo
 from kgsvc.store import NamedNode, Store, check_dataset_name, dataset_graph
 
-__all__ = ["Catalog", "DatasetChanged", "check_name_predicates"]
+__all__ = ["RESERVED_GRAPH_PREFIX", "Catalog", "DatasetChanged", "check_name_predicates"]
 
 log = logging.getLogger(__name__)
+
+#: Graph IRIs kgsvc mints for itself (dataset graphs, staging graphs): never a dataset's named graph.
+RESERVED_GRAPH_PREFIX = "urn:kgsvc:"
 
 
 @dataclass(frozen=True)
@@ -164,13 +168,82 @@ class Catalog:
         )
 
     def drop(self, name: str) -> None:
-        """Remove the dataset: its graph, its metadata rows and its index folders."""
+        """Remove the dataset: its graph and named graphs, its metadata rows and its index folders."""
         with self.sessions.begin() as session:
             row = self._row(session, name)
-            self.store.drop(row.graph_iri)
+            for graph in [row.graph_iri, *(g.graph_iri for g in row.named_graphs)]:
+                self.store.drop(graph)
             session.delete(row)
         if self.index_dir is not None:
             shutil.rmtree(self.index_dir / name, ignore_errors=True)
+
+    # -- named graphs ---------------------------------------------------------------------------------------
+
+    def named_graphs(self, name: str) -> builtins.list[str]:
+        """The named graphs dataset ``name`` owns (IRIs, sorted), whether or not the store holds triples in them.
+
+        Raises ``DatasetError`` if the dataset is unknown.
+        """
+        with self.sessions() as session:
+            row = self._row(session, name)
+            return sorted(g.graph_iri for g in row.named_graphs)
+
+    def graph_owners(self, graphs: Collection[str]) -> dict[str, str]:
+        """The owning dataset of each of ``graphs`` that a dataset owns: its default graph or a named graph of it."""
+        if not graphs:
+            return {}
+        with self.sessions() as session:
+            rows = session.execute(
+                select(DatasetGraph.graph_iri, Dataset.name)
+                .join(Dataset, DatasetGraph.dataset_id == Dataset.id)
+                .where(DatasetGraph.graph_iri.in_(list(graphs)))
+            )
+            owners = {graph: name for graph, name in rows}
+            rows = session.execute(select(Dataset.graph_iri, Dataset.name).where(Dataset.graph_iri.in_(list(graphs))))
+            owners.update({graph: name for graph, name in rows})
+        return owners
+
+    def claim_graphs(self, name: str, graphs: Collection[str]) -> builtins.list[str]:
+        """Make ``graphs`` named graphs of dataset ``name``, all or none; returns those it did not own before (its
+        own default graph counts as owned).
+
+        A graph owned by another dataset, or an IRI kgsvc reserves (:data:`RESERVED_GRAPH_PREFIX`), is refused.
+        Atomic: the unique graph IRI makes two datasets claiming one graph at once end with one owner, and the
+        other's claim fails whole.
+
+        Raises
+        ------
+        DatasetError
+            When the dataset is unknown, or a graph is reserved or another dataset's (the message names it).
+        """
+        owners = self.graph_owners(set(graphs))
+        new = sorted(graph for graph in set(graphs) if owners.get(graph) != name)
+        for graph in new:
+            if graph in owners:
+                raise DatasetError(f"graph <{graph}> belongs to dataset {owners[graph]!r}", dataset=name)
+            if graph.startswith(RESERVED_GRAPH_PREFIX):
+                raise DatasetError(f"graph <{graph}> is reserved by kgsvc and cannot be a named graph", dataset=name)
+        if not new:
+            return []
+        try:
+            with self.sessions.begin() as session:
+                row = self._row(session, name)
+                session.add_all(DatasetGraph(dataset_id=row.id, graph_iri=graph) for graph in new)
+        except IntegrityError:  # claimed by another dataset meanwhile: say which
+            taken = {g: o for g, o in self.graph_owners(new).items() if o != name}
+            graph = min(taken) if taken else new[0]
+            raise DatasetError(f"graph <{graph}> belongs to dataset {taken.get(graph)!r}", dataset=name) from None
+        return new
+
+    def release_graphs(self, name: str, graphs: Collection[str]) -> None:
+        """Forget that dataset ``name`` owns ``graphs`` (the store's triples in them stay)."""
+        if not graphs:
+            return
+        with self.sessions.begin() as session:
+            row = self._row(session, name)
+            session.execute(
+                delete(DatasetGraph).where(DatasetGraph.dataset_id == row.id, DatasetGraph.graph_iri.in_(list(graphs)))
+            )
 
     def mark_changed(
         self,

@@ -7,7 +7,7 @@
 | QueryError kind ``too_large``              | 413    |
 | QueryError kind ``timeout``                | 503 (``Retry-After``) |
 | IngestError (a malformed body or upload)   | 400    |
-| DatasetError: unknown / exists / bad name  | 404 / 409 / 400 |
+| DatasetError: unknown / exists or graph owned by another / bad name | 404 / 409 / 400 |
 | LinkError, PatternError, MatchError        | 422    |
 | IndexError\\_ (index not built yet)        | 409    |
 | LLMError                                   | 502    |
@@ -80,7 +80,7 @@ def status_of(exc: BaseException) -> int:
         message = str(exc)
         if message.startswith("unknown dataset"):
             return 404
-        if "already exists" in message:
+        if "already exists" in message or "belongs to dataset" in message:
             return 409
         return 400
     if isinstance(exc, LinkError | PatternError | MatchError):

@@ -129,7 +129,7 @@ class KgsvcApp(FastAPI):
             return False
         query = unquote_plus(raw[6:])
         state = self.state.kgsvc
-        graph = state.dataset_graph(dataset) if dataset is not None else None
+        graph = state.graphs(dataset) if dataset is not None else None
         accept = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"accept"), None)
         content_type, body = await answer_query(state, query, [("query", query)], accept, graph, base_iri(scope))
         headers = [(b"content-length", str(len(body)).encode()), (b"content-type", content_type.encode("latin-1"))]

@@ -1,13 +1,15 @@
-"""The SPARQL 1.1 Graph Store HTTP Protocol at ``/datasets/{name}/store``, mapped onto the dataset's graph.
+"""The SPARQL 1.1 Graph Store HTTP Protocol at ``/datasets/{name}/store``, over the dataset's graphs.
 
-A dataset is one graph, so ``?default``, no parameter, and ``?graph=urn:kgsvc:dataset:NAME`` all address it;
-any other ``?graph=`` is not part of the dataset (404), and ``?default`` with ``?graph`` is a 400.
+``?default``, no parameter, and ``?graph=urn:kgsvc:dataset:NAME`` address the dataset's (default) graph;
+``?graph=IRI`` a named graph of the dataset (:mod:`kgsvc.api.scope`): one it owns, or, for ``PUT`` and ``POST``,
+one nobody owns yet, which it then owns (a graph of another dataset: 409). ``?default`` with ``?graph`` is a 400.
 
-* ``GET`` — the graph, in the negotiated RDF format (Turtle by default); 404 for an unknown dataset.
+* ``GET`` — the graph, in the negotiated RDF format (Turtle by default); 404 for an unknown dataset or graph.
 * ``PUT`` — replace the graph with the body, atomically (:meth:`KG.load` with ``replace=True``);
-  201 when it created the dataset, else 204. An empty body is the empty graph (the dataset is emptied).
-* ``POST`` — add the body to the graph (:meth:`KG.load`); 201 when it created the dataset, else 204.
-* ``DELETE`` — remove the graph's triples (the dataset stays; ``DELETE /datasets/NAME`` removes it); 204.
+  201 when it created the dataset or the named graph, else 204. An empty body is the empty graph.
+* ``POST`` — add the body to the graph (:meth:`KG.load`); 201 when it created the dataset or graph, else 204.
+* ``DELETE`` — the default graph: remove its triples (the dataset stays; ``DELETE /datasets/NAME`` removes it);
+  a named graph: drop it (it is no longer the dataset's); 204, or 404 for a graph the dataset does not own.
 
 Bodies are parsed by the same all-or-nothing loader as files, in the format of their ``Content-Type`` (415 if
 not RDF); a malformed body is a 400 naming the line and column, and changes nothing. Writes need the token.
@@ -31,7 +33,7 @@ from kgsvc.api.limits import Inflater
 from kgsvc.api.negotiation import negotiate, rdf_format_for_media_type
 from kgsvc.api.state import ApiState, get_state, require_write
 from kgsvc.errors import IngestError
-from kgsvc.store import RdfFormat, check_dataset_name, dataset_graph
+from kgsvc.store import NamedNode, RdfFormat, check_dataset_name, dataset_graph
 
 __all__ = ["graph_store"]
 
@@ -46,44 +48,54 @@ _FORMAT_NAMES = {
 }
 
 
-def _check_target(request: Request, name: str) -> None:
+def _target(request: Request, name: str) -> str | None:
+    """The named graph ``?graph=`` addresses, ``None`` for the dataset's default graph."""
     params = request.query_params
     graph = params.get("graph")
     if graph is not None and "default" in params:
         raise ApiError(400, "give either ?default or ?graph=IRI, not both")
-    own = dataset_graph(name).value
-    if graph is not None and graph != own:
-        raise ApiError(
-            404,
-            f"graph <{graph}> is not part of dataset {name!r}: a dataset is the one graph <{own}>",
-            error="NotFound",
-        )
+    if graph is None or graph == dataset_graph(name).value:
+        return None
+    try:
+        NamedNode(graph)
+    except ValueError as exc:
+        raise ApiError(400, f"?graph={graph!r} is not an absolute IRI: {exc}") from None
+    return graph
+
+
+def _owned(state: ApiState, name: str, graph: str) -> None:
+    if graph not in state.graphs(name).named:
+        raise ApiError(404, f"graph <{graph}> is not a named graph of dataset {name!r}", error="NotFound")
 
 
 async def graph_store(request: Request) -> Response:
     """One handler for GET, HEAD, PUT, POST and DELETE."""
     state = get_state(request)
     name = check_dataset_name(request.path_params["name"])
-    _check_target(request, name)
+    graph = _target(request, name)
     method = request.method
     if method in ("GET", "HEAD"):
         state.dataset_graph(name)
+        if graph is not None:
+            _owned(state, name, graph)
         fmt = negotiate(request.headers.get("accept"), "graph", request.query_params.get("format"))
         assert isinstance(fmt.native, RdfFormat)
-        body = await run_in_threadpool(state.kg.dump, name, format=_FORMAT_NAMES[fmt.native])
+        body = await run_in_threadpool(state.kg.dump, name, format=_FORMAT_NAMES[fmt.native], graph=graph)
         return Response(body if method == "GET" else b"", media_type=fmt.content_type)
     require_write(request, state)
     if method == "DELETE":
-        graph = state.dataset_graph(name)
+        if graph is not None:
+            _owned(state, name, graph)
+        update = f"DROP SILENT GRAPH <{graph}>" if graph else f"CLEAR SILENT GRAPH <{state.dataset_graph(name)}>"
         try:
-            await run_in_threadpool(state.kg.update, f"CLEAR SILENT GRAPH <{graph}>")
+            await run_in_threadpool(state.kg.update, update)
         finally:
             state.changed()
         return Response(status_code=204)
-    return await _write(request, state, name, replace=method == "PUT")
+    return await _write(request, state, name, graph, replace=method == "PUT")
 
 
-async def _write(request: Request, state: ApiState, name: str, *, replace: bool) -> Response:
+async def _write(request: Request, state: ApiState, name: str, graph: str | None, *, replace: bool) -> Response:
     content_type = request.headers.get("content-type")
     fmt = rdf_format_for_media_type(content_type)
     if fmt is None:
@@ -95,6 +107,8 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
         )
     gzipped = _gzipped(request.headers.get("content-encoding"))
     created = not await run_in_threadpool(state.kg.catalog.exists, name)
+    if graph is not None and not created:
+        created = graph not in await run_in_threadpool(state.kg.catalog.named_graphs, name)
     with tempfile.TemporaryDirectory(prefix="kgsvc-gsp-") as folder:
         path = Path(folder) / f"body.{_FORMAT_NAMES.get(fmt, 'ttl')}"
         with path.open("wb") as sink:
@@ -106,11 +120,11 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
                 max_ratio=state.settings.max_gzip_ratio,
             )
         if path.stat().st_size == 0:  # the empty graph: PUT empties the dataset, POST adds nothing (GSP §5.3, §5.5)
-            await run_in_threadpool(_write_nothing, state, name, replace=replace)
+            await run_in_threadpool(_write_nothing, state, name, graph, replace=replace)
             return Response(status_code=201 if created else 204)
         try:
             await run_in_threadpool(
-                lambda: state.kg.load(path, dataset=name, format=_FORMAT_NAMES.get(fmt), replace=replace)
+                lambda: state.kg.load(path, dataset=name, format=_FORMAT_NAMES.get(fmt), replace=replace, graph=graph)
             )
         except IngestError as exc:
             if created and await run_in_threadpool(state.kg.catalog.exists, name):  # KG.load removes it already
@@ -121,11 +135,11 @@ async def _write(request: Request, state: ApiState, name: str, *, replace: bool)
     return Response(status_code=201 if created else 204)
 
 
-def _write_nothing(state: ApiState, name: str, *, replace: bool) -> None:
+def _write_nothing(state: ApiState, name: str, graph: str | None, *, replace: bool) -> None:
     try:
         state.kg.catalog.create(name, exist_ok=True)
         if replace:
-            state.kg.update(f"CLEAR SILENT GRAPH <{dataset_graph(name).value}>")
+            state.kg.update(f"CLEAR SILENT GRAPH <{graph or dataset_graph(name).value}>")
     finally:
         state.changed()
 

@@ -9,12 +9,14 @@ The RDF dataset of a query, in order of precedence:
 1. ``default-graph-uri`` / ``named-graph-uri`` parameters (the protocol's rule);
 2. the query's own ``FROM`` / ``FROM NAMED``;
 3. the endpoint's default — ``/sparql``: the default graph is the **union of all graphs**, every named graph is
-   available to ``GRAPH``; ``/datasets/NAME/sparql``: the default graph is the dataset's graph, and it is the
-   only named graph.
+   available to ``GRAPH``; ``/datasets/NAME/sparql``: the default graph is the dataset's graph, and its named
+   graphs are the graphs the dataset owns (:mod:`kgsvc.api.scope`).
 
 Updates: at ``/sparql`` an update runs as written (its default graph is the store's own default graph, which
 belongs to no dataset: name dataset graphs ``<urn:kgsvc:dataset:NAME>``). At ``/datasets/NAME/sparql`` the
-dataset graph is the default graph (:func:`kgsvc.api.sparql_text.rewrite_update`). ``using-graph-uri`` /
+dataset graph is the default graph, the graphs the update names become the dataset's, and ``ALL``, ``NAMED`` and
+graph variables reach the dataset's graphs only (:func:`kgsvc.api.scope.update_claims`,
+:func:`kgsvc.api.sparql_text.rewrite_update`). ``using-graph-uri`` /
 ``using-named-graph-uri`` become ``USING`` / ``USING NAMED``. Every update runs through :meth:`KG.update`, so
 changed datasets emit the dataset-changed event; the answer is ``200`` with ``{"changed": [datasets]}``.
 Updates are not bounded by ``query_timeout_s`` (a write cannot be stopped half-way).
@@ -44,7 +46,7 @@ from kgsvc.api.errors import ApiError
 from kgsvc.api.negotiation import NotAcceptable, negotiate
 from kgsvc.api.query_string import parse_form
 from kgsvc.api.results import QueryJob
-from kgsvc.api.scope import check_query_scope, check_update_scope
+from kgsvc.api.scope import DatasetGraphs, check_query_scope, update_claims
 from kgsvc.api.service_description import service_description
 from kgsvc.api.sparql_text import find_keyword, has_dataset_clause, query_form, rewrite_update
 from kgsvc.api.state import ApiState, get_state, require_write
@@ -128,7 +130,7 @@ def _checked_base(url: str) -> str | None:
 async def endpoint(request: Request, dataset: str | None) -> Response:
     """Answer a SPARQL Protocol request at ``/sparql`` (``dataset`` ``None``) or ``/datasets/{dataset}/sparql``."""
     state = get_state(request)
-    graph = state.dataset_graph(dataset) if dataset is not None else None
+    graph = state.graphs(dataset) if dataset is not None else None
     base = base_iri(request.scope)
     url_params = list(request.query_params.multi_items())
     if request.method == "GET":
@@ -199,7 +201,12 @@ def _refuse_remote(state: ApiState, text: str, keywords: tuple[str, ...], check_
 
 
 async def _query(
-    request: Request, state: ApiState, query: str, params: list[tuple[str, str]], graph: str | None, base: str | None
+    request: Request,
+    state: ApiState,
+    query: str,
+    params: list[tuple[str, str]],
+    graph: DatasetGraphs | None,
+    base: str | None,
 ) -> Response:
     content_type, body = await answer_query(state, query, params, request.headers.get("accept"), graph, base)
     return Response(body, media_type=content_type)
@@ -210,12 +217,12 @@ async def answer_query(
     query: str,
     params: list[tuple[str, str]],
     accept: str | None,
-    graph: str | None,
+    graph: DatasetGraphs | None,
     base: str | None = None,
 ) -> tuple[str, bytes]:
     """The ``Content-Type`` and body answering ``query``, with the request's parameters and ``Accept`` header.
 
-    ``graph`` is the endpoint's dataset graph (``None`` at ``/sparql``); relative IRIs resolve against ``base``
+    ``graph`` is the endpoint's dataset (``None`` at ``/sparql``); relative IRIs resolve against ``base``
     (:func:`base_iri`). A single-pattern lookup runs inline (:mod:`kgsvc.api.lookup`), anything else in the
     executor. Raises ``ApiError`` / ``QueryError`` / ``StoreError`` / ``NotAcceptable`` for the error handlers.
     """
@@ -237,14 +244,22 @@ async def answer_query(
         fmt = negotiate(accept, "graph" if form in ("construct", "describe") else "results", format_name)
     default_graph, named_graphs = _iris(params, "default-graph-uri"), _iris(params, "named-graph-uri")
     if graph is not None and (default_graph or named_graphs or (not is_lookup and has_dataset_clause(query))):
-        check_query_scope(query, [*default_graph, *named_graphs], graph, base=base)
+        catalog = state.kg.catalog
+        check_query_scope(
+            query,
+            [*default_graph, *named_graphs],
+            graph,
+            owners=catalog.graph_owners,
+            stored=catalog.store.graphs,
+            base=base,
+        )
     union = False
     if default_graph or named_graphs:
         dataset: tuple[tuple[str, ...] | None, tuple[str, ...] | None] = (tuple(default_graph), tuple(named_graphs))
     elif not is_lookup and has_dataset_clause(query):
         dataset = (None, None)
     elif graph is not None:
-        dataset = ((graph,), (graph,))
+        dataset = ((graph.graph,), graph.named)
     else:
         dataset, union = (None, None), True
     settings = state.settings
@@ -265,24 +280,37 @@ async def answer_query(
 
 
 async def _update(
-    request: Request, state: ApiState, update: str, params: list[tuple[str, str]], graph: str | None, base: str | None
+    request: Request,
+    state: ApiState,
+    update: str,
+    params: list[tuple[str, str]],
+    graph: DatasetGraphs | None,
+    base: str | None,
 ) -> Response:
     require_write(request, state)
     if _one(params, "default-graph-uri") is not None or _one(params, "named-graph-uri") is not None:
         raise ApiError(400, "default-graph-uri / named-graph-uri apply to queries; updates take using-graph-uri")
     _check_text(state, update)  # before any parse
     _refuse_remote(state, update, ("LOAD", "SERVICE"), lambda: check_update_syntax(update, base_iri=base))
-    if graph is not None:
+    using, using_named = _iris(params, "using-graph-uri"), _iris(params, "using-named-graph-uri")
+    claimed: list[str] = []
+    if graph is None:
+        text = rewrite_update(update, using=using, using_named=using_named)
+    else:
         # before the rewrite, so that errors and positions are the client's text's; unguarded (pyoxigraph's exact
         # messages) where the text was just found to hold no LOAD/SERVICE
         check_update_syntax(update, base_iri=base, guarded=state.settings.allow_remote_sparql)
-    text = rewrite_update(
-        update, graph=graph, using=_iris(params, "using-graph-uri"), using_named=_iris(params, "using-named-graph-uri")
-    )
-    if graph is not None:
-        check_update_scope(text, graph, base=base)
+        catalog = state.kg.catalog
+        new = update_claims(update, [*using, *using_named], graph, owners=catalog.graph_owners, base=base)
+        named = sorted({*graph.named, *new})
+        text = rewrite_update(update, graph=graph.graph, named=named, using=using, using_named=using_named)
+        claimed = catalog.claim_graphs(graph.name, new)  # released again if the update fails
     try:
         changed = await run_in_threadpool(partial(state.kg.update, text, base_iri=base))
+    except BaseException:
+        if graph is not None:
+            state.kg.catalog.release_graphs(graph.name, claimed)
+        raise
     finally:
         state.changed()
     return JSONResponse({"changed": changed})

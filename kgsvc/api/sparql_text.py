@@ -136,17 +136,28 @@ def rewrite_update(
     update: str,
     *,
     graph: str | None = None,
+    named: Sequence[str] = (),
     using: Sequence[str] = (),
     using_named: Sequence[str] = (),
 ) -> str:
-    """Scope ``update`` to the default graph ``graph`` and/or add ``USING`` / ``USING NAMED`` clauses.
+    """Scope ``update`` to the dataset of default graph ``graph`` and named graphs ``named``, and/or add
+    ``USING`` / ``USING NAMED`` clauses.
 
-    With ``graph``, every operation that addresses the default graph addresses ``<graph>`` instead:
-    ``INSERT DATA {X}`` becomes ``WITH <graph> INSERT {X} WHERE {}``, ``DELETE DATA`` and ``DELETE WHERE``
-    likewise, ``DELETE/INSERT … WHERE`` gets ``WITH <graph>`` (unless it has its own ``WITH``), and ``DEFAULT`` in
-    ``CLEAR``, ``DROP``, ``ADD``, ``MOVE``, ``COPY`` becomes ``GRAPH <graph>`` (``CLEAR``/``DROP DEFAULT`` also get
-    ``SILENT``: the dataset's graph always exists). ``CLEAR``/``DROP`` ``ALL`` or ``NAMED`` are refused: they would
-    reach other datasets.
+    With ``graph``, every operation that addresses the default graph addresses ``<graph>`` instead, and no
+    operation reaches a graph outside ``graph`` and ``named`` through ``ALL``, ``NAMED`` or a variable:
+
+    * ``INSERT DATA {X}`` becomes ``WITH <graph> INSERT {X} WHERE {}``, ``DELETE DATA`` likewise;
+    * ``DELETE WHERE {X}`` becomes ``WITH <graph> DELETE {X} USING <graph> USING NAMED <n>… WHERE {X}``;
+    * ``DELETE/INSERT … WHERE`` gets ``WITH <graph>`` (unless it has its own ``WITH``) and, unless it has its own
+      ``USING``, ``USING <default> USING NAMED <n>…`` (so ``GRAPH ?g`` in ``WHERE`` ranges over ``named`` only);
+      a variable in a template's graph position is bound to ``named`` by a ``FILTER(?g IN (…))`` around ``WHERE``;
+    * ``DEFAULT`` in ``CLEAR``, ``DROP``, ``ADD``, ``MOVE``, ``COPY`` becomes ``GRAPH <graph>`` (``CLEAR``/``DROP
+      DEFAULT`` also get ``SILENT``: the dataset's graph always exists);
+    * ``CLEAR``/``DROP`` ``NAMED`` becomes one ``SILENT`` operation per graph of ``named`` (none:
+      ``INSERT DATA {}``), ``ALL`` the same plus ``graph``.
+
+    The graphs an update names (``GRAPH <g>``, ``USING``, ``WITH``, ``INTO``…) are left as written: the caller
+    checks them (:mod:`kgsvc.api.scope`) and passes in ``named`` every graph of the dataset they may reach.
 
     ``using`` / ``using_named`` (the protocol's ``using-graph-uri`` / ``using-named-graph-uri``) are added to every
     ``DELETE/INSERT … WHERE``; an operation with its own ``USING`` or ``WITH`` is an error (SPARQL 1.1 Protocol §2.2.3).
@@ -154,8 +165,7 @@ def rewrite_update(
     Raises
     ------
     QueryError
-        ``kind="syntax"`` for what cannot be rewritten (unbalanced braces, an unknown operation, USING conflicts),
-        ``kind="forbidden"`` for ``CLEAR``/``DROP`` ``ALL``/``NAMED`` on a dataset.
+        ``kind="syntax"`` for what cannot be rewritten (unbalanced braces, an unknown operation, USING conflicts).
 
     Examples
     --------
@@ -163,12 +173,15 @@ def rewrite_update(
     'WITH <urn:g> INSERT { <a:s> <a:p> 1 } WHERE {}'
     >>> rewrite_update("DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", using=["urn:u"])
     'DELETE { ?s ?p ?o } USING <urn:u> WHERE { ?s ?p ?o }'
+    >>> rewrite_update("DROP ALL", graph="urn:g", named=["u:n"])
+    'DROP SILENT GRAPH <urn:g> ; DROP SILENT GRAPH <u:n>'
     """
     if graph is None and not using and not using_named:
         return update
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) on the original text
     using_text = "".join(f"USING <{iri}> " for iri in using) + "".join(f"USING NAMED <{iri}> " for iri in using_named)
     with_text = f"WITH <{graph}> " if graph is not None else ""
+    named_text = "".join(f"USING NAMED <{iri}> " for iri in named)
     target = f"GRAPH <{graph}>"
     for op in _split_operations(_tokens(update)):
         i = 0
@@ -185,20 +198,28 @@ def rewrite_update(
         elif keyword == "DELETE" and following == "WHERE":
             close = _block_end(op, i + 2)
             block = update[op[i + 2].start : op[close].end]
+            dataset = using_text or (f"USING <{graph}> {named_text}" if graph is not None else "")
             edits.append((op[i].start, op[i + 1].end, f"{with_text}DELETE"))
-            edits.append((op[close].end, op[close].end, f" {using_text}WHERE {block}"))
+            edits.append((op[close].end, op[close].end, f" {dataset}WHERE {block}"))
         elif keyword in ("INSERT", "DELETE", "WITH"):
-            _modify(op, i, update, edits, with_text=with_text if keyword != "WITH" else "", using_text=using_text)
+            _modify(
+                op,
+                i,
+                update,
+                edits,
+                with_text=with_text if keyword != "WITH" else "",
+                using_text=using_text,
+                scoped=(graph, named) if graph is not None else None,
+            )
         elif keyword in ("CLEAR", "DROP", "ADD", "MOVE", "COPY", "LOAD", "CREATE"):
             if graph is None:
                 continue
             words = {t.upper for t in op[i:] if t.kind == "word"}
             if keyword in ("CLEAR", "DROP") and words & {"ALL", "NAMED"}:
-                raise QueryError(
-                    f"{keyword} ALL/NAMED is not allowed on a dataset endpoint: it would change other datasets",
-                    kind="forbidden",
-                    query=update,
-                )
+                graphs = [*([graph] if "ALL" in words else []), *named]
+                each = " ; ".join(f"{keyword} SILENT GRAPH <{iri}>" for iri in graphs) or "INSERT DATA {}"
+                edits.append((op[i].start, op[-1].end, each))
+                continue
             for token in op[i:]:
                 if token.kind == "word" and token.upper == "DEFAULT":
                     edits.append((token.start, token.end, target))
@@ -216,20 +237,32 @@ def rewrite_update(
 
 
 def _modify(
-    op: list[_Token], i: int, update: str, edits: list[tuple[int, int, str]], *, with_text: str, using_text: str
+    op: list[_Token],
+    i: int,
+    update: str,
+    edits: list[tuple[int, int, str]],
+    *,
+    with_text: str,
+    using_text: str,
+    scoped: tuple[str, Sequence[str]] | None,
 ) -> None:
-    """``[WITH g] DELETE {…} INSERT {…} [USING …] WHERE {…}``: add WITH and USING clauses."""
+    """``[WITH g] DELETE {…} INSERT {…} [USING …] WHERE {…}``: add WITH and USING clauses, and with ``scoped``
+    (the dataset's default graph and named graphs) keep ``WHERE`` and the templates' graph variables inside it."""
     depth = 0
     where = None
     has_using = False
-    for token in op[i:]:
+    variables: list[str] = []  # graph variables of the templates
+    for j in range(i, len(op)):
+        token = op[j]
         if token.kind == "punct" and token.text in "{}":
             depth += 1 if token.text == "{" else -1
+        elif token.kind == "word" and token.upper == "GRAPH" and j + 1 < len(op) and op[j + 1].kind == "var":
+            variables.append(op[j + 1].text)
         elif depth == 0 and token.kind == "word":
             if token.upper == "USING":
                 has_using = True
             elif token.upper == "WHERE":
-                where = token
+                where = j
                 break
     if where is None:
         raise QueryError("a DELETE/INSERT operation needs a WHERE clause", kind="syntax", query=update)
@@ -241,5 +274,16 @@ def _modify(
         )
     if with_text:
         edits.append((op[i].start, op[i].start, with_text))
+    if scoped is not None:
+        graph, named = scoped
+        if not has_using and not using_text:
+            default = op[i + 1].text if op[i].upper == "WITH" and i + 1 < len(op) else f"<{graph}>"
+            using_text = f"USING {default} " + "".join(f"USING NAMED <{iri}> " for iri in named)
+        if variables and where + 1 < len(op):  # BIND or VALUES could bind them to any graph
+            close = _block_end(op, where + 1)
+            allowed = ", ".join(f"<{iri}>" for iri in named)
+            checks = " ".join(f"FILTER(!BOUND({v}) || {v} IN ({allowed}))" for v in dict.fromkeys(variables))
+            edits.append((op[where + 1].start, op[where + 1].start, "{ "))
+            edits.append((op[close].end, op[close].end, f" {checks} }}"))
     if using_text:
-        edits.append((where.start, where.start, using_text))
+        edits.append((op[where].start, op[where].start, using_text))

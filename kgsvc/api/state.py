@@ -10,6 +10,7 @@ from starlette.requests import Request
 
 from kgsvc.api.errors import ApiError
 from kgsvc.api.executor import Executor
+from kgsvc.api.scope import DatasetGraphs
 from kgsvc.errors import DatasetError
 from kgsvc.sdk import KG
 from kgsvc.settings import Settings
@@ -30,12 +31,18 @@ class ApiState:
     executor: Executor
     #: Questions (``/ask``) worked on at once, each CPU-bound; one past its deadline keeps its slot until it ends.
     ask_slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
-    _known: dict[str, tuple[float, str]] = field(default_factory=dict)
+    _known: dict[str, tuple[float, DatasetGraphs]] = field(default_factory=dict)
 
     def dataset_graph(self, name: str) -> str:
-        """The graph IRI of dataset ``name``; raises ``DatasetError`` if it does not exist.
+        """The graph IRI of dataset ``name``; raises ``DatasetError`` if it does not exist (cached: :meth:`graphs`)."""
+        return self.graphs(name).graph
 
-        Existence is cached for :data:`DATASET_CACHE_S` (the query path must not hit the database each time).
+    def graphs(self, name: str) -> DatasetGraphs:
+        """The RDF dataset of dataset ``name``'s endpoint: its graph and the named graphs it owns; raises
+        ``DatasetError`` if it does not exist.
+
+        Cached for :data:`DATASET_CACHE_S` (the query path must not hit the database each time); :meth:`changed`
+        forgets it.
         """
         known = self._known.get(name)
         now = time.monotonic()
@@ -46,9 +53,9 @@ class ApiState:
             self._known.pop(name, None)
             self.kg.catalog.get(name)  # raises DatasetError naming the known datasets
             raise DatasetError(f"unknown dataset {name!r}", dataset=name)
-        graph = dataset_graph(name).value
-        self._known[name] = (now, graph)
-        return graph
+        graphs = DatasetGraphs(name, dataset_graph(name).value, tuple(self.kg.catalog.named_graphs(name)))
+        self._known[name] = (now, graphs)
+        return graphs
 
     def changed(self) -> None:
         """Data or datasets changed through the API: new snapshot for the next query, forget known datasets."""

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-__all__ = ["Base", "Dataset", "IndexVersion", "Job", "JobState", "utcnow"]
+__all__ = ["Base", "Dataset", "DatasetGraph", "IndexVersion", "Job", "JobState", "utcnow"]
 
 
 def utcnow() -> dt.datetime:
@@ -59,6 +59,23 @@ class Dataset(Base):
 
     jobs: Mapped[list[Job]] = relationship(back_populates="dataset", cascade="all, delete-orphan")
     index_versions: Mapped[list[IndexVersion]] = relationship(back_populates="dataset", cascade="all, delete-orphan")
+    named_graphs: Mapped[list[DatasetGraph]] = relationship(back_populates="dataset", cascade="all, delete-orphan")
+
+
+class DatasetGraph(Base):
+    """A named graph a dataset owns besides its default graph (a TriG/N-Quads load, an update at its endpoint).
+
+    A graph IRI has at most one owner (the unique constraint makes a claim atomic); the dataset endpoint's named
+    graphs are its owned graphs (:mod:`kgsvc.api.scope`).
+    """
+
+    __tablename__ = "dataset_graphs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    dataset_id: Mapped[int] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"), index=True)
+    graph_iri: Mapped[str] = mapped_column(String(2048), unique=True)
+
+    dataset: Mapped[Dataset] = relationship(back_populates="named_graphs")
 
 
 class Job(Base):

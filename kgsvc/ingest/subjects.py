@@ -1,6 +1,8 @@
 """The subjects a change touches, for the change log that makes index builds incremental (kgsvc.index.changes).
 
 * :func:`file_subjects` — the subjects of a file just loaded (parsed again, as the loader parsed it);
+* :func:`file_graphs` — the named graphs of a TriG / N-Quads / TriX / JSON-LD file, which the dataset it is
+  loaded into then owns (its default-graph triples go to the dataset's graph);
 * :func:`update_subjects` — the subjects of a SPARQL update made of one ``INSERT DATA`` or ``DELETE DATA``
   operation, per dataset graph; ``None`` for any other update (its change is then "not known": a full build).
 
@@ -20,7 +22,7 @@ from kgsvc.ingest.triples import TRIPLE_FORMATS, triples_to_ntriples
 from kgsvc.store import DATASET_GRAPH_PREFIX, RdfFormat, parse_quads, read_path
 from kgsvc.store.base import dataset_of_graph
 
-__all__ = ["file_subjects", "update_subjects"]
+__all__ = ["file_graphs", "file_subjects", "update_subjects"]
 
 # one operation: a prologue of PREFIX/BASE declarations, then INSERT DATA or DELETE DATA { quads }
 _DATA_UPDATE = re.compile(
@@ -49,6 +51,25 @@ def file_subjects(path: Path, fmt: RdfFormat | str, *, base_iri: str | None, ent
         else:
             subjects.update(str(q.subject) for q in parse_quads(raw, fmt, file=str(path), base_iri=base_iri))
     return subjects
+
+
+def file_graphs(path: Path, fmt: RdfFormat | str, *, base_iri: str | None) -> set[str]:
+    """The IRIs of the named graphs the file ``path`` in format ``fmt`` writes to (blank-node graph names are not
+    counted); empty, without reading the file, for a format of triples. O(file) parse for a format of quads.
+
+    Raises
+    ------
+    IngestError
+        When the file does not parse.
+    """
+    if fmt in TRIPLE_FORMATS or (isinstance(fmt, RdfFormat) and not fmt.supports_datasets):
+        return set()
+    with read_path(path) as raw:
+        return {
+            quad.graph_name.value
+            for quad in parse_quads(raw, fmt, file=str(path), base_iri=base_iri)
+            if isinstance(quad.graph_name, ox.NamedNode)
+        }
 
 
 def update_subjects(update: str) -> dict[str, set[str]] | None:

@@ -28,7 +28,7 @@ from kgsvc.index.build import GNN_FOLDER, build_index, remove_dataset_indexes
 from kgsvc.index.dataset_index import DatasetIndex, open_index
 from kgsvc.ingest import load_file
 from kgsvc.ingest.loader import detect_format
-from kgsvc.ingest.subjects import file_subjects, update_subjects
+from kgsvc.ingest.subjects import file_graphs, file_subjects, update_subjects
 from kgsvc.qa.pipeline import QAOptions
 from kgsvc.qa.result import Answer
 from kgsvc.qa.service import answerer_for
@@ -183,8 +183,15 @@ class KG:
         replace: bool = False,
         job_id: str | None = None,
         name_predicates: Sequence[str] | None = None,
+        graph: str | None = None,
     ) -> LoadResult:
         """Load one file into ``dataset`` (created if new); all or nothing.
+
+        The file's triples (and a TriG / N-Quads file's default graph) go to the dataset's graph; a named graph of a
+        file of quads stays that named graph, which the dataset then owns (its endpoint's named graphs,
+        :mod:`kgsvc.api.scope`) — or the load fails with ``DatasetError`` before anything is written when
+        another dataset owns it. ``graph`` (an IRI) loads the file's triples into that named graph of the dataset
+        instead of its default graph (the Graph Store Protocol's ``?graph=``), which the dataset then owns too.
 
         Relative IRIs of an RDF file resolve against ``base_iri``, by default the base kgsvc mints the
         dataset's IRIs under: ``https://kgsvc.local/{dataset}/`` (or the dataset's own ``base_iri``).
@@ -193,8 +200,9 @@ class KG:
 
         ``job_id`` names an existing job row to run under (as :meth:`submit_load` makes); else one is made.
 
-        ``replace=True`` replaces the dataset's triples with the file's in one update (the Graph Store
-        Protocol's PUT): the file is first loaded into a staging graph, so a rejected file changes nothing.
+        ``replace=True`` replaces the triples of the dataset's graph (or of ``graph``) with the file's in one update
+        (the Graph Store Protocol's PUT): the file is first loaded into a staging graph, so a rejected file changes
+        nothing.
 
         Raises
         ------
@@ -207,8 +215,13 @@ class KG:
         info = self.catalog.create(dataset, base_iri=base_iri, name_predicates=name_predicates, exist_ok=True)
         entity_base = info.base_iri or base_iri or f"https://kgsvc.local/{dataset}/"
         job = job_id or self.catalog.create_job("ingest", dataset=dataset, params={"file": str(path), "format": format})
-        target = f"{recovery.STAGING_GRAPH_PREFIX}{uuid.uuid4().hex}" if replace else info.graph
-        subjects = None if replace else self._load_subjects(path, dataset, format, base_iri, entity_base)
+        home = graph or info.graph  # where the file's triples go
+        target = f"{recovery.STAGING_GRAPH_PREFIX}{uuid.uuid4().hex}" if replace else home
+        if graph is not None:  # the index reads the default graph only: no subject of it changes
+            self.catalog.intend_change(dataset, set())
+            subjects: set[str] | None = set()
+        else:
+            subjects = None if replace else self._load_subjects(path, dataset, format, base_iri, entity_base)
         removed = 0
 
         def checked(done: int, total: int | None) -> None:
@@ -218,11 +231,14 @@ class KG:
 
         # the bulk path into an empty dataset is not one transaction: should this process die before the file is all
         # in the store, startup recovery drops the graph again, as the loader does for a rejected file
-        rollback = not replace and info.triples == 0 and path.is_file()
+        rollback = not replace and graph is None and info.triples == 0 and path.is_file()
         rollback = rollback and path.stat().st_size > self.settings.bulk_threshold_bytes
         with self._dropped_on_failure(dataset, created), self.catalog.running(job) as update:
             if rollback:
                 update(counts={recovery.ROLLBACK_ON_CRASH: True})
+            named = self._file_graphs(path, format, base_iri or entity_base) | ({graph} if graph else set())
+            named -= {info.graph}
+            claimed = self.catalog.claim_graphs(dataset, named)  # released again if the load fails
             try:
                 report = load_file(
                     self.store,
@@ -233,14 +249,16 @@ class KG:
                     entity_base=entity_base,
                     bulk_threshold=self.settings.bulk_threshold_bytes,
                     progress=checked,
+                    named=named - {target},
                 )
                 if rollback:  # all in the store: from here recovery keeps it and counts it
                     update(counts={recovery.ROLLBACK_ON_CRASH: False})
                 if replace:
-                    removed = self.store.count(info.graph)
-                    self.store.update(
-                        f"DROP SILENT GRAPH <{info.graph}> ; ADD SILENT GRAPH <{target}> TO GRAPH <{info.graph}>"
-                    )
+                    removed = self.store.count(home)
+                    self.store.update(f"DROP SILENT GRAPH <{home}> ; ADD SILENT GRAPH <{target}> TO GRAPH <{home}>")
+            except BaseException:
+                self.catalog.release_graphs(dataset, claimed)
+                raise
             finally:
                 if replace:
                     self.store.drop(target)
@@ -251,8 +269,8 @@ class KG:
             cause="replace" if replace else "load",
             triples_added=report.triples_added,
             triples_removed=removed,
-            triples=report.triples_total,
-            subjects=None if report.bulk else subjects,
+            triples=report.triples_total if graph is None else None,
+            subjects=None if report.bulk and graph is None else subjects,
         )
         return LoadResult(
             dataset=dataset,
@@ -275,6 +293,14 @@ class KG:
             if created and self.catalog.exists(dataset):
                 self.catalog.drop(dataset)
             raise
+
+    def _file_graphs(self, path: Path, format: str | None, base_iri: str) -> set[str]:
+        """The named graphs of a file of quads (TriG, N-Quads…), which the dataset it loads into owns from then on;
+        empty for a file that does not parse (the load then reports what is wrong)."""
+        try:
+            return file_graphs(path, detect_format(path, format), base_iri=base_iri)
+        except (OSError, IngestError):
+            return set()
 
     def _load_subjects(
         self, path: Path, dataset: str, format: str | None, base_iri: str | None, entity_base: str
@@ -362,12 +388,14 @@ class KG:
         self.dispatcher.wait(timeout)
 
     def sparql(self, query: str, *, dataset: str | None = None) -> SparqlResult:
-        """Run a SPARQL query; with ``dataset`` its graph is the default graph, else the union of all graphs.
+        """Run a SPARQL query; with ``dataset`` its graph is the default graph and its named graphs are the ones it
+        owns (as at its endpoint), else the default graph is the union of all graphs.
 
         Raises ``QueryError`` for a malformed query or one over ``max_result_rows``; ``DatasetError`` if unknown.
         """
         if dataset is not None:
-            result = self.store.query(query, default_graph=[self.catalog.get(dataset).graph])
+            graph = self.catalog.get(dataset).graph
+            result = self.store.query(query, default_graph=[graph], named_graphs=self.catalog.named_graphs(dataset))
         else:
             result = self.store.query(query, union_default_graph=True)
         return to_result(result, max_rows=self.settings.max_result_rows)
@@ -377,8 +405,10 @@ class KG:
         resolve against ``base_iri`` (``None``: they are an error).
 
         Dataset graphs are named ``<urn:kgsvc:dataset:NAME>`` in the update text. The datasets an update may
-        change are read from its text (:func:`kgsvc.store.graph_scope.update_scope`); when they cannot be read
-        (``DROP ALL``, ``GRAPH ?g`` in a template, …) every dataset counts. Each of them whose triple count moved,
+        change are read from its text (:func:`kgsvc.store.graph_scope.update_scope`): those owning a graph it
+        writes, their default graph or a named graph of theirs; when they cannot be read (``DROP ALL``,
+        ``GRAPH ?g`` in a template, …) every dataset counts. A named graph of a dataset that the update dropped is
+        no longer the dataset's. Each of them whose triple count (all its graphs) moved,
         or that an update deleting and inserting may have changed at the same count, gets a dataset-changed
         event (and so an index build).
 
@@ -398,27 +428,31 @@ class KG:
                 "but no dataset of that name exists; create it first (kgsvc load, or POST /datasets)",
                 dataset=unknown[0],
             )
-        datasets = self.catalog.list()
         if scope.every_write:
-            names = [d.name for d in datasets]
+            names = [d.name for d in self.catalog.list()]
         else:
-            names = [d.name for d in datasets if d.graph in scope.writes]
-        before = {n: self.store.count(self.catalog.get(n).graph) for n in names}
+            names = sorted(set(self.catalog.graph_owners(scope.writes).values()))
+        graphs = {n: [self.catalog.get(n).graph, *self.catalog.named_graphs(n)] for n in names}
+        before = {n: [self.store.count(g) for g in graphs[n]] for n in names}
         subjects = update_subjects(update)  # None: not one INSERT/DELETE DATA, the index builds in full
         for name in names:
             self.catalog.intend_change(name, None if subjects is None else subjects.get(name, set()))
         self.store.update(update, base_iri=base_iri)
         if scope.every_write:
             self._drop_orphan_graphs()
+        stored = set(self.store.graphs())
         changed = []
         for name in names:
-            after = self.store.count(self.catalog.get(name).graph)
-            if after != before[name] or scope.replaces:
+            # a named graph the update dropped is no longer the dataset's (another may claim it)
+            self.catalog.release_graphs(name, [g for g in graphs[name][1:] if g not in stored])
+            counts = [self.store.count(g) for g in graphs[name]]
+            after = counts[0]  # the dataset's own triple count: its default graph's
+            if counts != before[name] or scope.replaces:
                 self.catalog.mark_changed(
                     name,
                     cause="update",
-                    triples_added=max(0, after - before[name]),
-                    triples_removed=max(0, before[name] - after),
+                    triples_added=max(0, sum(counts) - sum(before[name])),
+                    triples_removed=max(0, sum(before[name]) - sum(counts)),
                     triples=after,
                     subjects=None if subjects is None else subjects.get(name, set()),
                 )
@@ -433,12 +467,18 @@ class KG:
                 log.warning("removing graph <%s>: an update wrote it, but dataset %r does not exist", graph, name)
                 self.store.drop(graph)
 
-    def dump(self, dataset: str, *, format: str = "nt") -> bytes:
-        """Serialise a dataset's triples (``nt``, ``ttl``, ``rdf``, ``jsonld``, …)."""
+    def dump(self, dataset: str, *, format: str = "nt", graph: str | None = None) -> bytes:
+        """Serialise the triples of a dataset's graph, or of its named graph ``graph`` (``nt``, ``ttl``, ``rdf``,
+        ``jsonld``, …).
+
+        Raises ``DatasetError`` if the dataset is unknown or ``graph`` is not a named graph of it.
+        """
         fmt = format_from_name(format)
         if not isinstance(fmt, RdfFormat):
             raise ValueError(f"cannot write a dataset as {format!r}: expected nt, ttl, rdf, jsonld, n3, nq or trig")
-        return self.store.dump(self.catalog.get(dataset).graph, fmt)
+        if graph is not None and graph not in self.catalog.named_graphs(dataset):
+            raise DatasetError(f"graph <{graph}> is not a named graph of dataset {dataset!r}", dataset=dataset)
+        return self.store.dump(graph or self.catalog.get(dataset).graph, fmt)
 
     # -- catalog ----------------------------------------------------------------------------------------------
 

@@ -108,14 +108,18 @@ class Store(abc.ABC):
         file: str | None = None,
         trusted: bool = False,
     ) -> None:
-        """Parse RDF from ``source`` into ``graph`` (quads formats too: their graph names are folded into it).
+        """Parse RDF from ``source`` into ``graph``; a format of quads keeps its named graphs (a graph named by a blank
+        node is folded into ``graph``).
 
         ``bulk=False``: one transaction, all or nothing. ``bulk=True``: streamed, not transactional.
         ``trusted=True`` is for input kgsvc generated itself (valid by construction): backends may skip
         validating IRIs. Raises ``IngestError`` (with line and column) on malformed input.
         """
         quads = parse_quads(source, fmt, file=file, base_iri=base_iri, to_graph=NamedNode(graph))
-        folded = (Quad(q.subject, q.predicate, q.object, NamedNode(graph)) for q in quads)
+        folded = (
+            q if isinstance(q.graph_name, NamedNode) else Quad(q.subject, q.predicate, q.object, NamedNode(graph))
+            for q in quads
+        )
         if bulk:
             self.bulk_insert(folded)
         else:

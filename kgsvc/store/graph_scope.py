@@ -34,8 +34,10 @@ class UpdateScope:
 
     ``writes`` / ``reads`` hold absolute graph IRIs; ``writes_default`` / ``reads_default`` say whether the store's
     default graph is written / read; ``every_write`` / ``every_read`` that any graph may be (see the module
-    docstring). ``replaces`` is true when the update may both delete and insert, so that a graph's triple count
-    can stay the same although its data changed.
+    docstring), for one of three reasons: ``all_graphs`` (``CLEAR``/``DROP`` ``ALL`` or ``NAMED``),
+    ``variables`` (a variable in graph position) or ``unknown`` (a graph IRI it cannot resolve, an operation it
+    does not know). ``replaces`` is true when the update may both delete and insert, so that a graph's triple
+    count can stay the same although its data changed.
     """
 
     writes: set[str] = field(default_factory=set)
@@ -44,6 +46,9 @@ class UpdateScope:
     reads_default: bool = False
     every_write: bool = False
     every_read: bool = False
+    all_graphs: bool = False
+    variables: bool = False
+    unknown: bool = False
     inserts: bool = False
     deletes: bool = False
 
@@ -120,7 +125,7 @@ def update_scope(update: str, *, base: str | None = None) -> UpdateScope:
             if i < len(op):
                 _operation(op, i, prologue, scope)
     except QueryError:  # unbalanced braces: not an update pyoxigraph will run, and its parser says where
-        scope.every_write = scope.every_read = True
+        scope.every_write = scope.every_read = scope.unknown = True
     return scope
 
 
@@ -168,10 +173,13 @@ def _operation(op: list[Token], i: int, prologue: _Prologue, scope: UpdateScope)
             scope.writes_default = True
         elif which == "GRAPH" and j + 1 < len(op):
             _write(prologue.iri(op[j + 1]), scope)
-        else:  # ALL, NAMED, or unreadable
-            scope.every_write = True
-    elif keyword == "CREATE":
-        pass  # an empty graph: no triple changes
+        elif which in ("ALL", "NAMED"):
+            scope.every_write = scope.all_graphs = True
+        else:
+            scope.every_write = scope.unknown = True
+    elif keyword == "CREATE":  # an empty graph: no triple changes, but the graph exists from now on
+        j = i + 2 if following == "SILENT" else i + 1
+        _write(prologue.iri(op[j + 1]) if word_at(op, j) == "GRAPH" and j + 1 < len(op) else None, scope)
     elif keyword == "LOAD":
         scope.inserts = True
         words = [word_at(op, k) for k in range(len(op))]
@@ -192,7 +200,7 @@ def _operation(op: list[Token], i: int, prologue: _Prologue, scope: UpdateScope)
         if keyword == "MOVE":
             _write(source, scope)
     else:
-        scope.every_write = scope.every_read = True
+        scope.every_write = scope.every_read = scope.unknown = True
 
 
 def _graph_ref(op: list[Token], j: int, prologue: _Prologue) -> tuple[str | None, int]:
@@ -274,6 +282,8 @@ def _template(
 def _write(graph: str | None, scope: UpdateScope) -> None:
     if graph is None or graph == _VAR:
         scope.every_write = True
+        scope.variables |= graph == _VAR
+        scope.unknown |= graph is None
     elif graph == "":
         scope.writes_default = True
     else:
@@ -283,6 +293,8 @@ def _write(graph: str | None, scope: UpdateScope) -> None:
 def _read(graph: str | None, scope: UpdateScope) -> None:
     if graph is None or graph == _VAR:
         scope.every_read = True
+        scope.variables |= graph == _VAR
+        scope.unknown |= graph is None
     elif graph == "":
         scope.reads_default = True
     else:

@@ -166,12 +166,10 @@ def _parse_with_rdflib(
         raise IngestError(exc.getMessage(), file=file, line=exc.getLineNumber(), column=exc.getColumnNumber()) from exc
     except Exception as exc:  # rdflib raises many unrelated types for bad input
         raise IngestError(f"{type(exc).__name__}: {exc}", file=file) from exc
+    default = rdflib.graph.DATASET_DEFAULT_GRAPH_ID
     for s, p, o, g in graph.quads((None, None, None, None)):
-        graph_name = to_graph
-        if g is not None and not isinstance(g, rdflib.graph.DATASET_DEFAULT_GRAPH_ID.__class__):
-            graph_name = to_graph or ox.NamedNode(str(g))
-        if g is not None and str(g) == str(rdflib.graph.DATASET_DEFAULT_GRAPH_ID):
-            graph_name = to_graph
+        name = getattr(g, "identifier", g)  # a named graph stays one; a blank-node name is the default graph
+        graph_name = ox.NamedNode(str(name)) if isinstance(name, rdflib.URIRef) and name != default else to_graph
         subject = cast(ox.NamedNode | ox.BlankNode, _from_rdflib(s))
         yield ox.Quad(subject, cast(ox.NamedNode, _from_rdflib(p)), _from_rdflib(o), graph_name or ox.DefaultGraph())
 

@@ -92,7 +92,7 @@ def test_wrong_content_type_and_graph_parameters(http: httpx.Client, scratch: st
     missing = http.post(path, content=b"x", headers={**AUTH, "Content-Type": ""})
     assert missing.status_code == 415
     other = http.get(path, params={"graph": "http://example.org/other"})
-    assert other.status_code == 404 and "not part of dataset" in other.json()["message"]
+    assert other.status_code == 404 and "not a named graph of dataset" in other.json()["message"]
     both = http.get(path, params={"graph": f"urn:kgsvc:dataset:{scratch}", "default": ""})
     assert both.status_code == 400
     assert http.get(path, headers={"Accept": "text/csv"}).status_code == 406
@@ -114,3 +114,36 @@ def test_an_empty_body_is_the_empty_graph(http: httpx.Client, server: Served, sc
         assert server.kg.catalog.exists(fresh) and server.count(fresh) == 0
     finally:
         server.kg.drop(fresh)
+
+
+def test_named_graphs_of_a_dataset(http: httpx.Client, server: Served, scratch: str) -> None:
+    """``?graph=IRI``: PUT creates a named graph of the dataset, GET reads it, POST adds, PUT replaces, DELETE
+    drops it; another dataset's named graph is a 409, and the dataset's default graph is untouched throughout."""
+    path, graph = f"/datasets/{scratch}/store", "http://example.org/named"
+    turtle = {**AUTH, "Content-Type": "text/turtle"}
+    before = server.count(scratch)
+    put = http.put(path, params={"graph": graph}, content=TURTLE, headers=turtle)
+    assert put.status_code == 201, put.text
+    assert server.kg.catalog.named_graphs(scratch) == [graph]
+    assert len(_graph(http.get(path, params={"graph": graph}))) == len(rdflib.Graph().parse(data=TURTLE))
+    added = http.post(
+        path, params={"graph": graph}, content="<http://example.org/x> <http://example.org/y> 1 .", headers=turtle
+    )
+    assert added.status_code == 204
+    assert server.kg.store.count(graph) == len(rdflib.Graph().parse(data=TURTLE)) + 1
+    replaced = http.put(
+        path, params={"graph": graph}, content="<http://example.org/x> <http://example.org/y> 2 .", headers=turtle
+    )
+    assert replaced.status_code == 204 and server.kg.store.count(graph) == 1
+    other = f"{scratch}o"
+    try:
+        conflict = http.put(f"/datasets/{other}/store", params={"graph": graph}, content=TURTLE, headers=turtle)
+        assert conflict.status_code == 409 and repr(scratch) in conflict.json()["message"]
+        assert server.kg.store.count(graph) == 1
+    finally:
+        if server.kg.catalog.exists(other):
+            server.kg.drop(other)
+    assert http.delete(path, params={"graph": graph}, headers=AUTH).status_code == 204
+    assert graph not in server.kg.store.graphs() and server.kg.catalog.named_graphs(scratch) == []
+    assert http.delete(path, params={"graph": graph}, headers=AUTH).status_code == 404
+    assert server.count(scratch) == before

@@ -113,9 +113,25 @@ def test_tokens_skip_comments_and_keep_positions() -> None:
     [
         ("INSERT DATA { <a:s> <a:p> 1 }", "WITH <urn:g> INSERT { <a:s> <a:p> 1 } WHERE {}"),
         ("delete data { <a:s> <a:p> 1 }", "WITH <urn:g> DELETE { <a:s> <a:p> 1 } WHERE {}"),
-        ("DELETE WHERE { ?s ?p 1 }", "WITH <urn:g> DELETE { ?s ?p 1 } WHERE { ?s ?p 1 }"),
-        ("DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", "WITH <urn:g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }"),
-        ("WITH <urn:x> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", "WITH <urn:x> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }"),
+        (
+            "DELETE WHERE { ?s ?p 1 }",
+            "WITH <urn:g> DELETE { ?s ?p 1 } USING <urn:g> USING NAMED <urn:n> WHERE { ?s ?p 1 }",
+        ),
+        (
+            "DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }",
+            "WITH <urn:g> DELETE { ?s ?p ?o } USING <urn:g> USING NAMED <urn:n> WHERE { ?s ?p ?o }",
+        ),
+        (
+            "WITH <urn:x> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }",
+            "WITH <urn:x> DELETE { ?s ?p ?o } USING <urn:x> USING NAMED <urn:n> WHERE { ?s ?p ?o }",
+        ),
+        (
+            "DELETE { GRAPH ?g { ?s ?p ?o } } USING <urn:x> WHERE { BIND(<urn:y> AS ?g) }",
+            "WITH <urn:g> DELETE { GRAPH ?g { ?s ?p ?o } } USING <urn:x> "
+            "WHERE { { BIND(<urn:y> AS ?g) } FILTER(!BOUND(?g) || ?g IN (<urn:n>)) }",
+        ),
+        ("DROP SILENT ALL", "DROP SILENT GRAPH <urn:g> ; DROP SILENT GRAPH <urn:n>"),
+        ("CLEAR NAMED", "CLEAR SILENT GRAPH <urn:n>"),
         ("CLEAR DEFAULT", "CLEAR SILENT GRAPH <urn:g>"),
         ("COPY DEFAULT TO <urn:b>", "COPY GRAPH <urn:g> TO <urn:b>"),
         (
@@ -125,8 +141,13 @@ def test_tokens_skip_comments_and_keep_positions() -> None:
         ("INSERT DATA { <a:s> <a:p> '}' }", "WITH <urn:g> INSERT { <a:s> <a:p> '}' } WHERE {}"),
     ],
 )
-def test_scoping_an_update_to_a_dataset_graph(update: str, expected: str) -> None:
-    assert rewrite_update(update, graph="urn:g") == expected
+def test_scoping_an_update_to_a_dataset(update: str, expected: str) -> None:
+    assert rewrite_update(update, graph="urn:g", named=["urn:n"]) == expected
+
+
+def test_a_dataset_without_named_graphs_has_nothing_to_clear() -> None:
+    assert rewrite_update("CLEAR NAMED", graph="urn:g") == "INSERT DATA {}"
+    assert rewrite_update("DROP ALL ; DROP NAMED", graph="urn:g") == "DROP SILENT GRAPH <urn:g> ; INSERT DATA {}"
 
 
 def test_scoped_updates_do_what_they_say_on_a_store() -> None:
@@ -162,8 +183,6 @@ def test_using_clauses_and_their_conflicts() -> None:
 @pytest.mark.parametrize(
     ("update", "kind"),
     [
-        ("DROP ALL", "forbidden"),
-        ("CLEAR NAMED", "forbidden"),
         ("INSERT DATA { <a:s> <a:p> 1", "syntax"),
         ("FROB <urn:x>", "syntax"),
         ("DELETE { ?s ?p ?o }", "syntax"),
