@@ -147,7 +147,7 @@ def test_default_graph_is_the_union_at_sparql_and_the_dataset_at_its_endpoint(
     body = http.get("/sparql", params={"query": from_sample}).json()
     assert int(body["results"]["bindings"][0]["n"]["value"]) == server.count(scratch)
     graphs = http.get("/datasets/sample/sparql", params={"query": "SELECT DISTINCT ?g { GRAPH ?g { ?s ?p ?o } }"})
-    assert [b["g"]["value"] for b in graphs.json()["results"]["bindings"]] == ["urn:kgsvc:dataset:sample"]
+    assert graphs.json()["results"]["bindings"] == []  # its named graphs are the ones it owns: none
     named = http.get(
         "/sparql",
         params={
@@ -216,9 +216,11 @@ def test_relative_iris_resolve_against_the_endpoint_url(http: httpx.Client, serv
     assert server.count(scratch) == before + 1
     ask = http.get(path, params={"query": f"ASK {{ <{http.base_url.join('/datasets/' + scratch + '/rel')}> ?p 1 }}"})
     assert ask.json()["boolean"] is True
-    # a relative graph IRI is never the dataset's graph: still refused on the dataset endpoint
-    other = http.post(path, data={"update": "INSERT DATA { GRAPH <g> { <a:s> <a:p> 1 } }"}, headers=AUTH)
-    assert other.status_code == 403 and "/datasets/" in other.json()["message"], other.text
+    # a relative graph IRI resolves too, and names a graph of the dataset's own (never its default graph)
+    named = http.post(path, data={"update": "INSERT DATA { GRAPH <g> { <a:s> <a:p> 1 } }"}, headers=AUTH)
+    assert named.status_code == 200, named.text
+    assert server.kg.catalog.named_graphs(scratch) == [str(http.base_url.join(f"/datasets/{scratch}/g"))]
+    assert server.count(scratch) == before + 1
 
 
 @pytest.mark.parametrize(
@@ -262,10 +264,12 @@ def test_malformed_update_is_a_400_and_changes_nothing(http: httpx.Client, serve
     assert server.count(scratch) == before
 
 
-def test_drop_all_is_refused_at_a_dataset_endpoint(http: httpx.Client, server: Served, scratch: str) -> None:
+def test_drop_all_at_a_dataset_endpoint_drops_that_dataset_only(
+    http: httpx.Client, server: Served, scratch: str
+) -> None:
     response = http.post(f"/datasets/{scratch}/sparql", data={"update": "DROP ALL"}, headers=AUTH)
-    assert response.status_code == 403 and "other datasets" in response.json()["message"]
-    assert server.count("sample") == 615
+    assert response.status_code == 200 and response.json() == {"changed": [scratch]}
+    assert server.count(scratch) == 0 and server.count("sample") == 615
 
 
 def test_unknown_dataset_is_a_404(http: httpx.Client) -> None:
