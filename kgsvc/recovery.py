@@ -25,7 +25,9 @@ count (a load killed after its store write, before :meth:`~kgsvc.catalog.Catalog
    queues the index build. Which datasets are counted: all of them when the data dir was not closed cleanly
    (the marker file :data:`MARKER` was left behind; counting costs about one store scan per dataset), else the
    datasets of the dead jobs found in step 2.
-5. **Resumed builds.** With ``queue_build`` (the KG passes it when ``auto_index`` is on), a dataset whose current
+5. **Claims.** After an unclean close, a named graph a dataset owns but the store does not hold (a process died
+   between claiming it and writing it, :meth:`~kgsvc.catalog.Catalog.claim_graphs`) is no longer the dataset's.
+6. **Resumed builds.** With ``queue_build`` (the KG passes it when ``auto_index`` is on), a dataset whose current
    index version does not cover its data version gets a build queued — its build was interrupted (step 3, or
    stopped by :class:`~kgsvc.errors.Interrupted` at a clean shutdown), or the process died before it queued one
    — unless a build of it is under way or its newest build failed for another reason at this data version (that
@@ -114,6 +116,8 @@ class RecoveryReport:
     orphan_bytes: int = 0
     #: Triples dropped: orphaned staging graphs (a replacing load killed before its swap) and rolled-back loads.
     orphan_triples: int = 0
+    #: (dataset, graph) of the named graphs released: claimed, never written (step 5).
+    graphs_released: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -125,6 +129,7 @@ class RecoveryReport:
             or self.builds_queued
             or self.orphans_deleted
             or self.rolled_back
+            or self.graphs_released
         )
 
 
@@ -271,6 +276,15 @@ def _reconcile_counts(catalog: Catalog, names: set[str] | None, report: Recovery
             report.counts_fixed[info.name] = (info.triples, stored)
 
 
+def _release_unwritten_graphs(catalog: Catalog, report: RecoveryReport) -> None:
+    """Release the named graphs datasets own that the store does not hold (claimed by a process that then died)."""
+    stored = set(catalog.store.graphs())
+    for info in catalog.list():
+        vanished = [graph for graph in catalog.named_graphs(info.name) if graph not in stored]
+        catalog.release_graphs(info.name, vanished)
+        report.graphs_released.extend((info.name, graph) for graph in vanished)
+
+
 def _resume_builds(catalog: Catalog, report: RecoveryReport, queue_build: Callable[[str], None]) -> None:
     """Queue a build for every dataset whose indexes lag its data, unless a build is under way or the newest one
     failed for a reason other than an interruption (it would fail again: that error is on its row)."""
@@ -335,12 +349,15 @@ def recover(
     _fail_dead_builds(catalog, settings, purely_embedded, report)
     _delete_orphan_versions(catalog, report)
     _reconcile_counts(catalog, None if report.unclean else touched, report)
+    if report.unclean:
+        _release_unwritten_graphs(catalog, report)
     if queue_build is not None:
         _resume_builds(catalog, report, queue_build)
     if report.changed:
         log.warning(
             "recovered %s: %d count(s) corrected %s, %d interrupted job(s) failed, %d interrupted index version(s) "
-            "removed, %d build(s) resumed, %d load(s) rolled back %s, %d orphaned file(s) deleted (%d bytes)",
+            "removed, %d build(s) resumed, %d load(s) rolled back %s, %d orphaned file(s) deleted (%d bytes), "
+            "%d unwritten named graph(s) released",
             settings.data_dir,
             len(report.counts_fixed),
             report.counts_fixed,
@@ -351,6 +368,7 @@ def recover(
             report.rolled_back,
             report.orphans_deleted,
             report.orphan_bytes,
+            len(report.graphs_released),
         )
     elif report.unclean:
         log.info("recovered %s after an unclean close: the catalog already agreed with the store", settings.data_dir)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -102,6 +103,21 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(
         default_factory=list, description='Origins allowed cross-site (CORS), JSON: ["https://a.example"]; none.'
     )
+    public_url: str | None = Field(
+        default=None,
+        description="The server's URL as clients reach it (https://kg.example.org behind a proxy): relative IRIs in "
+        "SPARQL resolve against it plus the request path instead of the Host header.",
+    )
+
+    @field_validator("public_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parsed = urlsplit(value)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc or parsed.query or parsed.fragment:
+            raise ValueError(f"public_url must be an http(s) URL without query or fragment, not {value!r}")
+        return value.rstrip("/")
 
     @field_validator("data_dir")
     @classmethod

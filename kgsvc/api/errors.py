@@ -3,7 +3,7 @@
 | exception                                  | status |
 |--------------------------------------------|--------|
 | QueryError kind ``syntax``                 | 400    |
-| QueryError kind ``forbidden`` (SERVICE, LOAD, DROP ALL on a dataset) | 403 |
+| QueryError kind ``forbidden`` (SERVICE, LOAD)  | 403    |
 | QueryError kind ``too_large``              | 413    |
 | QueryError kind ``timeout``                | 503 (``Retry-After``) |
 | IngestError (a malformed body or upload)   | 400    |

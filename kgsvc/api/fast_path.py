@@ -131,7 +131,8 @@ class KgsvcApp(FastAPI):
         state = self.state.kgsvc
         graph = state.graphs(dataset) if dataset is not None else None
         accept = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"accept"), None)
-        content_type, body = await answer_query(state, query, [("query", query)], accept, graph, base_iri(scope))
+        base = base_iri(scope, state.settings.public_url)
+        content_type, body = await answer_query(state, query, [("query", query)], accept, graph, base)
         headers = [(b"content-length", str(len(body)).encode()), (b"content-type", content_type.encode("latin-1"))]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})

@@ -88,23 +88,28 @@ def _iris(params: list[tuple[str, str]], key: str) -> list[str]:
     return values
 
 
-def base_iri(scope: Scope) -> str | None:
+def base_iri(scope: Scope, public_url: str | None = None) -> str | None:
     """The base IRI of a request's SPARQL text: the URL it was sent to, without query string (as ``oxigraph
     serve`` resolves), or ``None`` if that is not an IRI (a strange ``Host`` header; relative IRIs are then errors).
 
     Built as Starlette's ``request.url`` is (the ``Host`` header, else the server address), without building it:
-    this runs on every query.
+    this runs on every query. With ``public_url`` (``Settings.public_url``, behind a proxy) it is that URL and the
+    request's path, whatever the ``Host`` header says.
 
     >>> base_iri({"type": "http", "scheme": "http", "server": ("h", 80), "path": "/sparql", "query_string": b"a=1",
     ...           "headers": [(b"host", b"example.org:8000")]})
     'http://example.org:8000/sparql'
     >>> base_iri({"type": "http", "scheme": "http", "server": ("h", 80), "path": "/sparql", "headers": []})
     'http://h/sparql'
+    >>> base_iri({"type": "http", "path": "/sparql", "headers": [(b"host", b"evil")]}, "https://kg.example.org")
+    'https://kg.example.org/sparql'
     """
     scheme = scope.get("scheme", "http")
     path = scope["path"]
     if "?" in path or "#" in path or "\\" in path:
         path = path.replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")
+    if public_url is not None:
+        return _checked_base(public_url + path)
     host = next((value for key, value in scope["headers"] if key == b"host"), None)
     if host is not None:
         return _checked_base(f"{scheme}://{host.decode('latin-1')}{path}")
@@ -131,7 +136,7 @@ async def endpoint(request: Request, dataset: str | None) -> Response:
     """Answer a SPARQL Protocol request at ``/sparql`` (``dataset`` ``None``) or ``/datasets/{dataset}/sparql``."""
     state = get_state(request)
     graph = state.graphs(dataset) if dataset is not None else None
-    base = base_iri(request.scope)
+    base = base_iri(request.scope, state.settings.public_url)
     url_params = list(request.query_params.multi_items())
     if request.method == "GET":
         if _one(url_params, "update") is not None:

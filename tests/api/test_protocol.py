@@ -14,6 +14,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
 from rdflib.query import ResultRow
 from SPARQLWrapper import CSV, GET, JSON, JSONLD, N3, POST, RDFXML, TSV, TURTLE, XML, SPARQLWrapper
 
+import kgsvc
 from tests.api.conftest import AUTH, TOKEN, Served
 
 EX = "https://kgsvc.local/sample/"
@@ -221,6 +222,22 @@ def test_relative_iris_resolve_against_the_endpoint_url(http: httpx.Client, serv
     assert named.status_code == 200, named.text
     assert server.kg.catalog.named_graphs(scratch) == [str(http.base_url.join(f"/datasets/{scratch}/g"))]
     assert server.count(scratch) == before + 1
+
+
+def test_a_public_url_pins_the_base_whatever_the_host_header(http: httpx.Client, server: Served) -> None:
+    query = {"query": "CONSTRUCT { <s> <p> 1 } WHERE {}"}
+    headers = {"Accept": "application/n-triples", "Host": "attacker.example"}
+    assert "<http://attacker.example/s>" in http.get("/sparql", params=query, headers=headers).text  # as Starlette
+    state = server.app.state.kgsvc
+    state.settings = server.settings.model_copy(update={"public_url": "https://kg.example.org"})
+    try:
+        for path in ("/sparql", "/datasets/sample/sparql"):
+            text = http.get(path, params=query, headers=headers).text
+            assert text.startswith(f"<https://kg.example.org{path.rsplit('/', 1)[0]}/s>"), text
+    finally:
+        state.settings = server.settings
+    with pytest.raises(ValueError, match="public_url"):
+        kgsvc.Settings(public_url="kg.example.org")
 
 
 @pytest.mark.parametrize(

@@ -109,10 +109,15 @@ def test_unclean_close_counts_every_dataset_and_drops_staging_graphs(tmp_path: P
         # and a replacing load's staging graph
         kg.store.update("INSERT DATA { GRAPH <urn:kgsvc:dataset:sample> { <urn:x:s> <urn:x:p> <urn:x:o> } }")
         kg.store.update("INSERT DATA { GRAPH <urn:kgsvc:staging:0123> { <urn:x:s> <urn:x:p> <urn:x:o> } }")
+        # and a named graph claimed by an update that never ran, beside one that holds its triple
+        kg.catalog.claim_graphs("sample", ["urn:x:claimed", "urn:x:written"])
+        kg.store.update("INSERT DATA { GRAPH <urn:x:written> { <urn:x:s> <urn:x:p> <urn:x:o> } }")
     (data / MARKER).write_text('{"owner": "a process that died"}')  # as if it had not closed cleanly
     with kgsvc.KG.open(settings=settings) as kg:
         report = kg.recovery
         assert report is not None and report.unclean
+        assert report.graphs_released == [("sample", "urn:x:claimed")]
+        assert kg.catalog.named_graphs("sample") == ["urn:x:written"]
         assert report.counts_fixed == {"sample": (615, 616)}
         assert report.orphan_triples == 1 and "urn:kgsvc:staging:0123" not in kg.store.graphs()
         info = kg.catalog.get("sample")
