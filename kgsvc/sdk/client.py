@@ -184,9 +184,11 @@ class Client:
         changed: list[str] = response.json()["changed"]
         return changed
 
-    def dump(self, dataset: str, *, format: str = "nt") -> bytes:
-        """A dataset's triples (Graph Store GET); ``format``: ``nt``, ``ttl``, ``rdf``, ``jsonld`` or ``n3``."""
-        return self._request("GET", f"/datasets/{dataset}/store", params={"format": format}).content
+    def dump(self, dataset: str, *, format: str = "nt", graph: str | None = None) -> bytes:
+        """The triples of a dataset's graph, or of its named graph ``graph`` (Graph Store GET); ``format``: ``nt``,
+        ``ttl``, ``rdf``, ``jsonld`` or ``n3``. Raises ``KgsvcError`` (404) for a graph the dataset does not own."""
+        params = {"format": format, **({"graph": graph} if graph is not None else {})}
+        return self._request("GET", f"/datasets/{dataset}/store", params=params).content
 
     def ask(self, question: str, *, dataset: str | None = None, **options: Any) -> dict[str, Any]:
         """Answer a question (``POST /ask``): the server's ``KG.ask`` result as JSON.

@@ -70,6 +70,11 @@ def test_load_update_dump_jobs_drop(client: Client, server: Served, tmp_path: Pa
     ]
     assert client.dump(name).count(b"\n") == 615
     assert client.dump(name, format="ttl").startswith(b"<https://kgsvc.local/sample/")
+    assert client.update("INSERT DATA { GRAPH <http://x/g> { <http://x/a> <http://x/b> 2 } }", dataset=name) == [name]
+    assert (
+        client.dump(name, graph="http://x/g").strip()
+        == b'<http://x/a> <http://x/b> "2"^^<http://www.w3.org/2001/XMLSchema#integer> .'
+    )
     client.drop(name)
     with pytest.raises(kgsvc.DatasetError):
         client.drop(name)
