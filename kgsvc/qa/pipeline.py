@@ -233,7 +233,7 @@ class QuestionAnswerer:
         inferred: dict[CandidatePattern, list[Prediction]] = {}
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
-            asked = [c for t in linked.types if _ASKS_FOR.search(question[: t.start]) for c in t.classes]
+            asked = [c for t in linked.types if _asks_for(question, t.start, spans) for c in t.classes]
             chosen = self._grounded_pattern(question, spans, opts, inferred, asked)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
@@ -677,6 +677,13 @@ def walks_back(match: Match, pattern: Pattern) -> bool:
             if {edges[e].head, edges[e].tail} & {edges[f].head, edges[f].tail}:
                 return True
     return False
+
+
+def _asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:
+    """Whether a class noun at ``start`` names what is asked: right after "which" / "what", or one word later, a
+    linked entity before it counting as one word ("which Nobel laureates", "which Harbour Institute laureates")."""
+    before = mask_question(question[:start], [(s.start, s.end) for s in spans if s.end <= start])
+    return _ASKS_FOR.search(before + " ") is not None
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:
