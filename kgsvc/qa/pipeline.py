@@ -68,9 +68,9 @@ from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, ver
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
-from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
+from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.rank import CandidateRanker, class_filter
+from kgsvc.qa.rank import CandidateRanker, class_filter, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -233,7 +233,12 @@ class QuestionAnswerer:
         inferred: dict[CandidatePattern, list[Prediction]] = {}
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
-            asked = [c for t in linked.types if _asks_for(question, t.start, spans) for c in t.classes]
+            asked = [
+                c
+                for t in linked.types
+                if _asks_for(question, t.start, spans)
+                for c in t.classes or nearest_classes(self.graph, self.ranker, fold(t.text))
+            ]
             chosen = self._grounded_pattern(question, spans, opts, inferred, asked)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":

@@ -45,10 +45,21 @@ from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import GraphLexicon, class_words, mark_returns, phrasings
 
-__all__ = ["CandidateRanker", "QuestionView", "RankedCandidate", "class_filter", "vote_confidence"]
+__all__ = [
+    "CLASS_MIN_COS",
+    "CandidateRanker",
+    "QuestionView",
+    "RankedCandidate",
+    "class_filter",
+    "nearest_classes",
+    "vote_confidence",
+]
 
 
 _WORD = re.compile(r"\w+(?:[-.]\w+)*", re.UNICODE)
+
+#: Least MiniLM cosine of a noun to a class label for the class to stand for the noun (:func:`nearest_classes`).
+CLASS_MIN_COS = 0.5
 
 #: The branches of a conjunction that its entities may state alone (:meth:`CandidateRanker._named_branch_scores`).
 _STATED: tuple[tuple[int, ...], ...] = ((0,), (1,), (0, 1))
@@ -403,3 +414,19 @@ def class_filter(graph: QAGraph, typed: Collection[int]) -> Callable[[CandidateP
     *laureates* …"), by :func:`~kgsvc.qa.candidates.steps_into`. O(the typed nodes' degrees) once."""
     steps = steps_into(graph.snapshot, typed)
     return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
+
+
+def nearest_classes(graph: QAGraph, ranker: CandidateRanker, noun: str) -> frozenset[int]:
+    """The classes whose label is closest to ``noun`` by MiniLM cosine, when that is at least
+    :data:`CLASS_MIN_COS` ("institutions" → Organisation, "people" → Person); empty for a graph without classes.
+    One embedding per distinct text (cached by ``ranker``)."""
+    nodes = graph.classes()
+    labels = sorted({str(graph.node_labels[c]) for c in nodes})
+    if not labels:
+        return frozenset()
+    vectors = ranker.vectors([noun, *labels])
+    cosines = vectors[1:] @ vectors[0]
+    best = int(np.argmax(cosines))
+    if float(cosines[best]) < CLASS_MIN_COS:
+        return frozenset()
+    return frozenset(c for c in nodes if graph.node_labels[c] == labels[best])

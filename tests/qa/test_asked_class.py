@@ -1,0 +1,31 @@
+"""Issue 16, 2026-11-26: a class noun after "which" that the linker reads as a common noun with no class of the
+graph ("which *institution* …" where the class is labelled Institute) asks for the class whose label is closest to
+it, as a count's noun does (:func:`kgsvc.qa.rank.nearest_classes`): "Which institution was Ada Quell working at when
+she won the prize?" ranks only the paths that can end at an Institute, not the prize that "won the prize" names.
+The graph and KG of :mod:`tests.qa.test_two_conditions`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import kgsvc
+from tests.qa.test_two_conditions import GRAPH, NS
+
+
+@pytest.fixture(scope="module")
+def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
+    folder: Path = tmp_path_factory.mktemp("asked")
+    (folder / "laureates.ttl").write_text(GRAPH, encoding="utf-8")
+    with kgsvc.KG.open(folder / "data") as store:
+        store.load(folder / "laureates.ttl", dataset="laureates")
+        store.build_index("laureates")
+        yield store
+
+
+def test_the_asked_common_noun_stands_for_the_nearest_class(kg: kgsvc.KG) -> None:
+    answer = kg.ask("Which institution was Ada Quell working at when she won the prize?", dataset="laureates")
+    assert answer.grounded
+    assert [a.value for a in answer.answers] == [f"{NS}Harbour_Institute"]
