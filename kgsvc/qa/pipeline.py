@@ -54,7 +54,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -438,8 +438,7 @@ class QuestionAnswerer:
         extra = list(inferred or ())
         ranked = []
         if classes:
-            keep = class_filter(self.graph, self.graph.instances(classes))
-            ranked = self.ranker.rank(question, spans, opts, extra, keep=keep)
+            ranked = self.ranker.rank(question, spans, opts, extra, keep=_ends_in(self.graph, classes))
         if not ranked:
             ranked = self.ranker.rank(question, spans, opts, extra)
         if not ranked:
@@ -682,6 +681,18 @@ def walks_back(match: Match, pattern: Pattern) -> bool:
             if {edges[e].head, edges[e].tail} & {edges[f].head, edges[f].tail}:
                 return True
     return False
+
+
+def _ends_in(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePattern], bool]:
+    """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates whose answers include an instance of one of
+    ``classes`` — whose last steps can end at one (:func:`~kgsvc.qa.rank.class_filter`, cheap, first) and whose end
+    set holds one (:func:`~kgsvc.qa.kind_path.candidate_ends`: "which institutions were the X laureates affiliated
+    with" is not the laureates, though laureates and institutions share the step that ends at them)."""
+    from kgsvc.qa.kind_path import candidate_ends  # it imports this module
+
+    typed = graph.instances(classes)
+    can_end = class_filter(graph, typed)
+    return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(graph.snapshot, c))
 
 
 def _asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:

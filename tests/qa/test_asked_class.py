@@ -29,3 +29,11 @@ def test_the_asked_common_noun_stands_for_the_nearest_class(kg: kgsvc.KG) -> Non
     answer = kg.ask("Which institution was Ada Quell working at when she won the prize?", dataset="laureates")
     assert answer.grounded
     assert [a.value for a in answer.answers] == [f"{NS}Harbour_Institute"]
+
+
+def test_the_asked_class_is_among_the_answers(kg: kgsvc.KG) -> None:
+    """Institutes win prizes too, so the step back from a prize to its winners can end at an Institute; the
+    winners of this prize are no institute, and the path to their institutes is the one asked for."""
+    answer = kg.ask("Which institutes were the winners of the Prize 1961 physics members of?", dataset="laureates")
+    assert answer.grounded
+    assert [a.value for a in answer.answers] == [f"{NS}Harbour_Institute"]

@@ -23,7 +23,7 @@ GRAPH = f"""@prefix : <{NS}> .
 :physics rdfs:label "physics" . :chemistry rdfs:label "chemistry" .
 :Riga rdfs:label "Riga" . :Oslo rdfs:label "Oslo" .
 :Harbour_Institute a :Institute ; rdfs:label "Harbour Institute" .
-:Hill_Lab a :Institute ; rdfs:label "Hill Lab" .
+:Hill_Lab a :Institute ; rdfs:label "Hill Lab" ; :won :P4 .
 :P1 a :Prize ; rdfs:label "Prize 1961 physics" ; :category :physics ; :year "1961" .
 :P2 a :Prize ; rdfs:label "Prize 1962 chemistry" ; :category :chemistry ; :year "1962" .
 :P3 a :Prize ; rdfs:label "Prize 1970 physics" ; :category :physics ; :year "1970" .
