@@ -68,7 +68,7 @@ from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, ver
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
-from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, fold
+from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.rank import CandidateRanker, class_filter, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
@@ -98,6 +98,8 @@ _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van
 
 #: A class noun that names what is asked: right after "which" / "what", or one word later ("which Nobel laureates").
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:\S+\s+)?$", re.IGNORECASE)
+#: A question that asks for a person ("who won …", "whom did …").
+_WHO = re.compile(r"\W*(?:who|whom)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -161,6 +163,21 @@ class QuestionAnswerer:
     def _type_words(self, node: int) -> str:
         """The labels of ``node``'s types (the linker's homonym context)."""
         return " ".join(self.graph.node_labels[t] for t in sorted(self.graph.types(node)))
+
+    def _asked_classes(self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> list[int]:
+        """The classes the question asks for: those of a class noun right after "which" / "what" (:func:`_asks_for`),
+        a common noun there with no class of its own standing for the nearest class label
+        (:func:`~kgsvc.qa.rank.nearest_classes`: "which *institution*"); for a question that opens with "who" /
+        "whom", the class nearest to "person" (none in a graph without classes, or without one close to it)."""
+        asked = [
+            c
+            for t in types
+            if _asks_for(question, t.start, spans)
+            for c in t.classes or nearest_classes(self.graph, self.ranker, fold(t.text))
+        ]
+        if not asked and _WHO.match(question):
+            asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
+        return asked
 
     def _typed(self, answers: list[AnswerTerm], classes: Sequence[int]) -> list[AnswerTerm]:
         """The answers whose ``rdf:type`` is one of ``classes`` (the question's class nouns: "which laureates");
@@ -231,14 +248,10 @@ class QuestionAnswerer:
         elif opts.strategy == "pattern":
             strategy = "pattern+fallback"
         inferred: dict[CandidatePattern, list[Prediction]] = {}
+        asked: list[int] = []
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
-            asked = [
-                c
-                for t in linked.types
-                if _asks_for(question, t.start, spans)
-                for c in t.classes or nearest_classes(self.graph, self.ranker, fold(t.text))
-            ]
+            asked = self._asked_classes(question, spans, linked.types)
             chosen = self._grounded_pattern(question, spans, opts, inferred, asked)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
@@ -282,7 +295,7 @@ class QuestionAnswerer:
         every = _rank_answers(matches, self.graph, exclude=())
         if every and (not answers or every[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
             answers = every
-        answers = self._typed(answers, linked.classes)  # "which laureates …": answers of that rdf:type
+        answers = self._typed(answers, [*linked.classes, *asked])  # "which laureates …", "who …": of that rdf:type
         text = self._answer_text(question, answers, evidence, opts)
         timings["answer"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - started

@@ -1,8 +1,8 @@
 """Issue 16, 2026-11-26: a class noun after "which" that the linker reads as a common noun with no class of the
 graph ("which *institution* …" where the class is labelled Institute) asks for the class whose label is closest to
 it, as a count's noun does (:func:`kgsvc.qa.rank.nearest_classes`): "Which institution was Ada Quell working at when
-she won the prize?" ranks only the paths that can end at an Institute, not the prize that "won the prize" names.
-The graph and KG of :mod:`tests.qa.test_two_conditions`."""
+she won the prize?" ranks only the paths whose answers include an Institute, not the prize that "won the prize"
+names; "who" asks for the class nearest to "person". The graph and KG of :mod:`tests.qa.test_two_conditions`."""
 
 from __future__ import annotations
 
@@ -37,3 +37,10 @@ def test_the_asked_class_is_among_the_answers(kg: kgsvc.KG) -> None:
     answer = kg.ask("Which institutes were the winners of the Prize 1961 physics members of?", dataset="laureates")
     assert answer.grounded
     assert [a.value for a in answer.answers] == [f"{NS}Harbour_Institute"]
+
+
+def test_who_asks_for_a_person(kg: kgsvc.KG) -> None:
+    """The prize went to a laureate and to an institute: "who" keeps the person (the class nearest to "person")."""
+    answer = kg.ask("Who won the Prize 1975 chemistry?", dataset="laureates")
+    assert answer.grounded
+    assert [a.value for a in answer.answers] == [f"{NS}Uma_Berg"]

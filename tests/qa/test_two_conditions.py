@@ -17,7 +17,8 @@ import kgsvc
 NS = "https://kgsvc.local/laureates/"
 GRAPH = f"""@prefix : <{NS}> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-:Laureate rdfs:label "Laureate" . :Prize rdfs:label "Prize" . :Institute rdfs:label "Institute" .
+:Laureate rdfs:label "Laureate" . :Person rdfs:label "Person" . :Prize rdfs:label "Prize" .
+:Institute rdfs:label "Institute" .
 :won rdfs:label "won" . :category rdfs:label "category" . :bornIn rdfs:label "born in" .
 :memberOf rdfs:label "member of" . :year rdfs:label "year" .
 :physics rdfs:label "physics" . :chemistry rdfs:label "chemistry" .
@@ -28,11 +29,11 @@ GRAPH = f"""@prefix : <{NS}> .
 :P2 a :Prize ; rdfs:label "Prize 1962 chemistry" ; :category :chemistry ; :year "1962" .
 :P3 a :Prize ; rdfs:label "Prize 1970 physics" ; :category :physics ; :year "1970" .
 :P4 a :Prize ; rdfs:label "Prize 1975 chemistry" ; :category :chemistry ; :year "1975" .
-:Ada_Quell a :Laureate ; rdfs:label "Ada Quell" ; :won :P1 ; :bornIn :Riga ; :memberOf :Harbour_Institute .
-:Ivo_Marsh a :Laureate ; rdfs:label "Ivo Marsh" ; :won :P2 ; :bornIn :Riga ; :memberOf :Harbour_Institute .
-:Ola_Sand a :Laureate ; rdfs:label "Ola Sand" ; :won :P3 ; :bornIn :Oslo ; :memberOf :Hill_Lab .
-:Uma_Berg a :Laureate ; rdfs:label "Uma Berg" ; :won :P4 ; :bornIn :Riga ; :memberOf :Hill_Lab .
-:Eli_Roth a :Laureate ; rdfs:label "Eli Roth" ; :won :P3 ; :bornIn :Riga ; :memberOf :Harbour_Institute .
+:Ada_Quell a :Laureate , :Person ; rdfs:label "Ada Quell" ; :won :P1 ; :bornIn :Riga ; :memberOf :Harbour_Institute .
+:Ivo_Marsh a :Laureate , :Person ; rdfs:label "Ivo Marsh" ; :won :P2 ; :bornIn :Riga ; :memberOf :Harbour_Institute .
+:Ola_Sand a :Laureate , :Person ; rdfs:label "Ola Sand" ; :won :P3 ; :bornIn :Oslo ; :memberOf :Hill_Lab .
+:Uma_Berg a :Laureate , :Person ; rdfs:label "Uma Berg" ; :won :P4 ; :bornIn :Riga ; :memberOf :Hill_Lab .
+:Eli_Roth a :Laureate , :Person ; rdfs:label "Eli Roth" ; :won :P3 ; :bornIn :Riga ; :memberOf :Harbour_Institute .
 """
 PREFIX = f"PREFIX : <{NS}> "
 
