@@ -14,7 +14,10 @@ steps **explain the question's words in reading order**:
    entity*. English genitives nest outward: in ``the C of B of X 's A 's D`` the path is A, D, B, C — first the
    possessive chain after the entity, left to right, then the words before it, right to left (nearest first).
    When the entity is not followed by a possessive (``the films directed by X were in which language``) the
-   words before it come first (right to left), then the words after it (left to right).
+   words before it come first (right to left), then the words after it (left to right), and last the question's
+   **focus** — its opening wh-word and the noun after "which" / "what" — which asks for the chain's end: in ``in
+   which year did X win the prize`` the chain is *won* then *year* (before 2026-11-26 the focus was read first,
+   and only a path in the wrong order could explain both words).
 3. **Monotone alignment** (:func:`RelationLexicon.score`): the best alignment of the words, in reading order,
    to the path's steps such that the step index never decreases (a word may also go to NULL); every step
    without an aligned word costs ``log(miss)``. This is an HMM-style monotone variant of Model 1 (Vogel et al.
@@ -37,10 +40,14 @@ from dataclasses import dataclass, field
 from kgsvc.qa.exemplars import MASK, Signature, Step
 from kgsvc.qa.link import STOPWORDS, fold
 
-__all__ = ["RelationLexicon", "question_tokens", "reading_order"]
+__all__ = ["WH_DETERMINERS", "WH_WORDS", "RelationLexicon", "question_tokens", "reading_order"]
 
 _TOKEN = re.compile(r"'s\b|\w+(?:[-.]\w+)*", re.UNICODE)
 _NULL: Step = ("", False)
+#: Question words before a noun that names the class of the answer ("which movies", "what person").
+WH_DETERMINERS = frozenset({"which", "what", "whose"})
+#: Question words: each opens the question's focus, what it asks for (:func:`reading_order`).
+WH_WORDS = WH_DETERMINERS | {"when", "where", "who", "whom"}
 
 
 def question_tokens(masked: str) -> tuple[list[str], list[int]]:
@@ -67,7 +74,8 @@ def reading_order(
     not a marker. Markers and entities are left out. Segments are numbered in order of first appearance along
     the reading order. Without an entity the tokens keep their order. With ``trailing``, one to three content
     words that end the question right after the entity read like a possessive ("the directors of X actors",
-    "the release dates of X directed films": the words after the entity come first).
+    "the release dates of X directed films": the words after the entity come first). Without a possessive, the
+    focus of the question (:func:`_focus`) is read after the words that follow the entity.
 
     >>> toks, masks = question_tokens("the place of birth of X 's son 's kid ?")
     >>> [(toks[i], g) for i, g in reading_order(toks, masks, phrases={"place of birth"})]
@@ -75,6 +83,9 @@ def reading_order(
     >>> toks, masks = question_tokens("the films directed by X were in which language")
     >>> [toks[i] for i, _ in reading_order(toks, masks)]
     ['by', 'directed', 'films', 'the', 'were', 'in', 'which', 'language']
+    >>> toks, masks = question_tokens("in which year did X win the prize")
+    >>> [toks[i] for i, _ in reading_order(toks, masks)]
+    ['did', 'in', 'win', 'the', 'prize', 'year', 'which']
     """
     protected: set[int] = set()
     for phrase in phrases:
@@ -100,12 +111,31 @@ def reading_order(
         tail = tokens[at + 1 :]
         if trailing and 1 <= len(tail) <= 3 and not any(t in STOPWORDS for t in tail):
             possessive = True
-        order = after + before if possessive else before + after
+        if possessive:
+            order = after + before
+        else:  # the wh-phrase asks for the end of the chain: read it after the entity's own words
+            focus = _focus(tokens, at)
+            order = [i for i in before if i not in focus] + after + [i for i in before if i in focus]
     else:
         order = list(range(len(tokens)))
     order = [i for i in order if not marker[i]]
     renumber: dict[int, int] = {}
     return [(i, renumber.setdefault(segment[i], len(renumber))) for i in order]
+
+
+def _focus(tokens: Sequence[str], end: int) -> frozenset[int]:
+    """The indexes of the question's **focus** before index ``end`` (the entity): its first wh-word ("which",
+    "when", "where", …) and, after "which" / "what" / "whose", the noun that follows ("in which *year* did X win the
+    prize"); empty when no wh-word comes before ``end``.
+
+    >>> sorted(_focus("in which year did x win the prize".split(), 4))
+    [1, 2]
+    """
+    for i, token in enumerate(tokens[:end]):
+        if token in WH_WORDS:
+            noun = i + 1 < end and token in WH_DETERMINERS and tokens[i + 1] not in STOPWORDS
+            return frozenset({i, i + 1} if noun else {i})
+    return frozenset()
 
 
 @dataclass

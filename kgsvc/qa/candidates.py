@@ -12,7 +12,11 @@ candidates are enumerated on the graph snapshot (never by SPARQL round trips), i
   is X itself); PathQuestion's gold answers are exactly the ends of such walks. Its end set may contain the start
   node. With ``backtrack=False`` (the injective matcher of ``QAOptions.node_reuse=False``) a path is instead a
   non-backtracking walk that takes a self-loop only in its stored direction, as before walks were matched;
-* **conjunctions** — two linked nodes of different mentions, one hop each, meeting at a node other than both.
+* **conjunctions** — two linked nodes of different mentions, a branch from each, meeting at a node other than
+  both: one hop each, or (since 2026-11-26) one of them two hops, at most ``max_hops`` steps in all ("which
+  laureates born in X won the prize in *physics*": born in X; won a prize whose category is physics). A two-hop
+  branch starts with the step that most of its anchor's edges are (an attribute's value, named without its
+  relation) and is one that some walk takes without going straight back.
 
 A candidate is identified by its branches ``(anchor node, steps)``; its **signature** (relation keys instead of
 ids, anchors dropped) is what exemplars vote on (:func:`kgsvc.qa.exemplars.signature` gives the same for an
@@ -56,6 +60,7 @@ __all__ = [
     "enumerate_candidates",
     "enumerate_paths",
     "reverse",
+    "step_share",
     "steps_into",
     "verbalise",
 ]
@@ -151,6 +156,17 @@ def steps_into(snapshot: GraphSnapshot, nodes: Collection[int]) -> set[RelStep]:
     return {(k >> 1, not (k & 1)) for k in np.unique(gathered[0]).tolist()}
 
 
+def step_share(snapshot: GraphSnapshot, node: int, step: RelStep) -> float:
+    """The share of ``node``'s CSR entries that walk ``step`` ``(relation, outgoing)`` away from it: how surely the
+    graph attaches the node by that relation (1.0 for a category node that only prizes point to). 0 for a node
+    without entries. O(log degree)."""
+    degree = snapshot.degree(node)
+    if degree == 0:
+        return 0.0
+    start, stop = snapshot.relation_range(node, step[0])
+    return int(np.count_nonzero(snapshot.outgoing[start:stop] == step[1])) / degree
+
+
 def reverse(step: RelStep) -> RelStep:
     """The step that walks the same relation the other way."""
     return step[0], not step[1]
@@ -235,11 +251,12 @@ def enumerate_candidates(
 
     Notes
     -----
-    With ``backtrack`` the paths are enumerated twice (with and without backtracking) to mark the detours.
+    With ``backtrack`` the paths are enumerated twice (with and without backtracking) to mark the detours. A pair
+    of anchors costs one sorted-set intersection per pair of their branches (:func:`_conjunctions`).
     """
     candidates: list[CandidatePattern] = []
     truncated = False
-    one_hop: dict[int, list[tuple[RelStep, I64]]] = {}
+    arms: dict[int, list[tuple[tuple[RelStep, ...], I64]]] = {}
     for mention, anchor in anchors:
         paths, cut = enumerate_paths(snapshot, anchor, max_hops=max_hops, max_entries=max_entries, backtrack=backtrack)
         plain = paths
@@ -249,20 +266,60 @@ def enumerate_candidates(
         for steps in sorted(paths, key=lambda s: (len(s), s)):
             branch = Branch(mention, anchor, steps)
             candidates.append(CandidatePattern((branch,), int(paths[steps].shape[0]), steps not in plain))
-        one_hop[anchor] = [(s[0], ends) for s, ends in paths.items() if len(s) == 1]
+        arms[anchor] = _arms(snapshot, anchor, paths, plain)
     if conjunctions:
         for i, (m1, a1) in enumerate(anchors):
             for m2, a2 in anchors[i + 1 :]:
                 if m1 == m2 or a1 == a2:
                     continue
-                for s1, e1 in one_hop[a1]:
-                    for s2, e2 in one_hop[a2]:
-                        common = np.intersect1d(e1, e2, assume_unique=True)
-                        common = common[(common != a1) & (common != a2)]
-                        if common.size:
-                            branches = (Branch(m1, a1, (s1,)), Branch(m2, a2, (s2,)))
-                            candidates.append(CandidatePattern(branches, int(common.size)))
+                candidates += _conjunctions((m1, a1), (m2, a2), arms[a1], arms[a2], max_hops)
     return Enumeration(candidates, truncated)
+
+
+#: Longest branch of a conjunction ("which *physics* laureates were born in X": a laureate's prize's category).
+CONJUNCTION_ARM_HOPS = 2
+
+
+def _arms(
+    snapshot: GraphSnapshot,
+    anchor: int,
+    paths: dict[tuple[RelStep, ...], I64],
+    plain: dict[tuple[RelStep, ...], I64],
+) -> list[tuple[tuple[RelStep, ...], I64]]:
+    """The branches a conjunction may use from ``anchor``, with their end sets: every one-step path, and the longer
+    ones up to :data:`CONJUNCTION_ARM_HOPS` whose first step is **most of the anchor's edges**
+    (:func:`step_share` above one half: a value of an attribute, such as a prize category that only prizes point
+    to, which the question names without its relation — "the prize in physics") and that some walk takes without
+    going straight back (``plain``: a there-and-back arm only restates a shorter one)."""
+    return [
+        (steps, ends)
+        for steps, ends in sorted(paths.items(), key=lambda item: (len(item[0]), item[0]))
+        if len(steps) == 1
+        or (len(steps) <= CONJUNCTION_ARM_HOPS and steps in plain and step_share(snapshot, anchor, steps[0]) > 0.5)
+    ]
+
+
+def _conjunctions(
+    first: tuple[int, int],
+    second: tuple[int, int],
+    arms1: Sequence[tuple[tuple[RelStep, ...], I64]],
+    arms2: Sequence[tuple[tuple[RelStep, ...], I64]],
+    max_hops: int,
+) -> list[CandidatePattern]:
+    """The conjunctions of two anchors ``(mention, node)``: a branch from each, at most ``max_hops`` steps in all
+    (two one-step branches always), whose ends meet at a node other than both anchors (the answers).
+    O(|arms1| · |arms2|) sorted-set intersections."""
+    (m1, a1), (m2, a2) = first, second
+    out = []
+    for s1, e1 in arms1:
+        for s2, e2 in arms2:
+            if len(s1) + len(s2) > max(2, max_hops):
+                continue
+            common = np.intersect1d(e1, e2, assume_unique=True)
+            common = common[(common != a1) & (common != a2)]
+            if common.size:
+                out.append(CandidatePattern((Branch(m1, a1, s1), Branch(m2, a2, s2)), int(common.size)))
+    return out
 
 
 def candidate_pattern(

@@ -44,8 +44,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from kgsvc.errors import MatchError
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.aggregate import (
@@ -64,7 +62,7 @@ from kgsvc.qa.candidates import CandidatePattern, candidate_pattern
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.rank import RankedCandidate, class_filter
+from kgsvc.qa.rank import RankedCandidate, class_filter, nearest_classes
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
@@ -78,8 +76,6 @@ __all__ = ["MAX_EVIDENCE", "SELECT_TOP", "answer_kind", "candidate_ends"]
 MAX_EVIDENCE = 1000
 #: Ranked candidates weighed for a count, an ordering or a filter (by rank, type fit and attribute).
 SELECT_TOP = 8
-#: Least MiniLM cosine of a count's noun to a class label for the class to constrain what is counted.
-CLASS_MIN_COS = 0.5
 _XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 _NOT_SUPPORTED = "this kind of question is not supported"
 
@@ -346,7 +342,7 @@ class _KindPath:
     def counted_classes(self) -> frozenset[int]:
         """The classes the question's noun names ("how many *laureates*", "how many *institutions*"): those of a
         class-noun mention within the noun (the linker's), else the classes whose label is closest to the noun
-        (MiniLM cosine, at least ``CLASS_MIN_COS``); empty without a noun or without classes in the graph."""
+        (:func:`~kgsvc.qa.rank.nearest_classes`); empty without a noun or without classes in the graph."""
         noun = " ".join(fold(self.kind.noun).split())
         if not noun:
             return frozenset()
@@ -355,16 +351,7 @@ class _KindPath:
             named = set(fold(mention.text).split()) - {"the", "a", "an"}
             if mention.classes and named and named <= words:
                 return frozenset(mention.classes)
-        nodes = self.graph.classes()
-        labels = sorted({str(self.graph.node_labels[c]) for c in nodes})
-        if not labels:
-            return frozenset()
-        vectors = self.qa.ranker.vectors([noun, *labels])
-        cosines = vectors[1:] @ vectors[0]
-        best = int(np.argmax(cosines))
-        if float(cosines[best]) < CLASS_MIN_COS:
-            return frozenset()
-        return frozenset(c for c in nodes if self.graph.node_labels[c] == labels[best])
+        return nearest_classes(self.graph, self.qa.ranker, noun)
 
     def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:
         """The SPARQL lines constraining ``answer`` to ``classes``."""

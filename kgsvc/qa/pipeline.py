@@ -54,7 +54,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -68,9 +68,9 @@ from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, ver
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
-from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan
+from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.rank import CandidateRanker, class_filter
+from kgsvc.qa.rank import CandidateRanker, class_filter, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -98,6 +98,8 @@ _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van
 
 #: A class noun that names what is asked: right after "which" / "what", or one word later ("which Nobel laureates").
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:\S+\s+)?$", re.IGNORECASE)
+#: A question that asks for a person ("who won …", "whom did …").
+_WHO = re.compile(r"\W*(?:who|whom)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -161,6 +163,21 @@ class QuestionAnswerer:
     def _type_words(self, node: int) -> str:
         """The labels of ``node``'s types (the linker's homonym context)."""
         return " ".join(self.graph.node_labels[t] for t in sorted(self.graph.types(node)))
+
+    def _asked_classes(self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> list[int]:
+        """The classes the question asks for: those of a class noun right after "which" / "what" (:func:`_asks_for`),
+        a common noun there with no class of its own standing for the nearest class label
+        (:func:`~kgsvc.qa.rank.nearest_classes`: "which *institution*"); for a question that opens with "who" /
+        "whom", the class nearest to "person" (none in a graph without classes, or without one close to it)."""
+        asked = [
+            c
+            for t in types
+            if _asks_for(question, t.start, spans)
+            for c in t.classes or nearest_classes(self.graph, self.ranker, fold(t.text))
+        ]
+        if not asked and _WHO.match(question):
+            asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
+        return asked
 
     def _typed(self, answers: list[AnswerTerm], classes: Sequence[int]) -> list[AnswerTerm]:
         """The answers whose ``rdf:type`` is one of ``classes`` (the question's class nouns: "which laureates");
@@ -231,9 +248,10 @@ class QuestionAnswerer:
         elif opts.strategy == "pattern":
             strategy = "pattern+fallback"
         inferred: dict[CandidatePattern, list[Prediction]] = {}
+        asked: list[int] = []
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
-            asked = [c for t in linked.types if _ASKS_FOR.search(question[: t.start]) for c in t.classes]
+            asked = self._asked_classes(question, spans, linked.types)
             chosen = self._grounded_pattern(question, spans, opts, inferred, asked)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
@@ -277,7 +295,7 @@ class QuestionAnswerer:
         every = _rank_answers(matches, self.graph, exclude=())
         if every and (not answers or every[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
             answers = every
-        answers = self._typed(answers, linked.classes)  # "which laureates …": answers of that rdf:type
+        answers = self._typed(answers, [*linked.classes, *asked])  # "which laureates …", "who …": of that rdf:type
         text = self._answer_text(question, answers, evidence, opts)
         timings["answer"] = time.perf_counter() - t0
         timings["total"] = time.perf_counter() - started
@@ -433,8 +451,7 @@ class QuestionAnswerer:
         extra = list(inferred or ())
         ranked = []
         if classes:
-            keep = class_filter(self.graph, self.graph.instances(classes))
-            ranked = self.ranker.rank(question, spans, opts, extra, keep=keep)
+            ranked = self.ranker.rank(question, spans, opts, extra, keep=_ends_in(self.graph, classes))
         if not ranked:
             ranked = self.ranker.rank(question, spans, opts, extra)
         if not ranked:
@@ -677,6 +694,25 @@ def walks_back(match: Match, pattern: Pattern) -> bool:
             if {edges[e].head, edges[e].tail} & {edges[f].head, edges[f].tail}:
                 return True
     return False
+
+
+def _ends_in(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePattern], bool]:
+    """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates whose answers include an instance of one of
+    ``classes`` — whose last steps can end at one (:func:`~kgsvc.qa.rank.class_filter`, cheap, first) and whose end
+    set holds one (:func:`~kgsvc.qa.kind_path.candidate_ends`: "which institutions were the X laureates affiliated
+    with" is not the laureates, though laureates and institutions share the step that ends at them)."""
+    from kgsvc.qa.kind_path import candidate_ends  # it imports this module
+
+    typed = graph.instances(classes)
+    can_end = class_filter(graph, typed)
+    return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(graph.snapshot, c))
+
+
+def _asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:
+    """Whether a class noun at ``start`` names what is asked: right after "which" / "what", or one word later, a
+    linked entity before it counting as one word ("which Nobel laureates", "which Harbour Institute laureates")."""
+    before = mask_question(question[:start], [(s.start, s.end) for s in spans if s.end <= start])
+    return _ASKS_FOR.search(before + " ") is not None
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

@@ -19,8 +19,9 @@ steps shorter, and it is what a question means only when nothing else fits ("whi
 X, its label's only artist).
 
 Without exemplars the alignment is the zero-shot one of :mod:`kgsvc.qa.zeroshot` (``w_zero``), and a conjunction
-may have one branch stated by its entity alone ("the players of X **from Y**": *from* is a function word, Y's name
-says *country*; :meth:`CandidateRanker._named_branch_scores`).
+may have one branch's first step, or both branches', stated by its entity alone ("the players of X **from Y**":
+*from* is a function word, Y's name says *country*; "the *chemistry* prize": the node only prizes' *category*
+points to; :meth:`CandidateRanker._named_branch_scores`).
 
 Entry point: :meth:`CandidateRanker.rank`.
 """
@@ -37,17 +38,31 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
-from kgsvc.qa.candidates import CandidatePattern, enumerate_candidates, steps_into, verbalise
+from kgsvc.qa.candidates import Branch, CandidatePattern, enumerate_candidates, step_share, steps_into, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import GraphLexicon, class_words, mark_returns, phrasings
 
-__all__ = ["CandidateRanker", "QuestionView", "RankedCandidate", "class_filter", "vote_confidence"]
+__all__ = [
+    "CLASS_MIN_COS",
+    "CandidateRanker",
+    "QuestionView",
+    "RankedCandidate",
+    "class_filter",
+    "nearest_classes",
+    "vote_confidence",
+]
 
 
 _WORD = re.compile(r"\w+(?:[-.]\w+)*", re.UNICODE)
+
+#: Least MiniLM cosine of a noun to a class label for the class to stand for the noun (:func:`nearest_classes`).
+CLASS_MIN_COS = 0.5
+
+#: The branches of a conjunction that its entities may state alone (:meth:`CandidateRanker._named_branch_scores`).
+_STATED: tuple[tuple[int, ...], ...] = ((0,), (1,), (0, 1))
 
 #: Candidates using every mention that are kept past ``QAOptions.embed_top`` (see :meth:`CandidateRanker.rank`).
 _FULL_COVERAGE_KEPT = 3
@@ -267,24 +282,51 @@ class CandidateRanker:
     def _named_branch_scores(
         self, masked: str, spans: Sequence[LinkedSpan], candidates: Sequence[CandidatePattern], lexicon: GraphLexicon
     ) -> npt.NDArray[np.float64]:
-        """Zero-shot log-likelihood of conjunctions whose one branch is stated by its entity alone: "the players
-        in X from Y" says *from* Y, a function word, and Y's name is what says the relation (a country). The best
-        over the two branches of: the other branch aligned to the question's words, plus the best emission of a word
-        of the entity's name for the step attached to it (``log(miss)`` when no word of it names that step)."""
+        """Zero-shot log-likelihood of conjunctions whose branches' first steps are stated by their entities alone:
+        "the players in X from Y" says *from* Y, a function word, and Y's name is what says the relation (a
+        country); "which Harbour Institute laureates won the chemistry prize" names neither *member of* nor
+        *category*. The best over the branches stated so of: the other steps aligned to the question's words, plus
+        each stated branch's evidence for its first step (:meth:`_stated`): one branch stated by its entity's name
+        or by the graph, or both branches stated by the graph (a country's name read as a relation about countries
+        does not state a second branch: it would let a conjunction hide a hop that no word asks for).
+
+        Notes
+        -----
+        Three alignments per conjunction (either branch stated, or both).
+        """
         keys = [relation_key(label) for label in self.graph.relation_labels]
-        singles: list[Signature] = []
+        words = question_tokens(masked)[0]
+        read: list[Signature] = []
         named: list[float] = []
         for c in candidates:
-            for j, branch in enumerate(c.branches):
-                other = c.branches[1 - j]
-                singles.append((tuple((keys[r], out) for r, out in other.steps),))
-                words = question_tokens(spans[branch.mention].text)[0]
-                step = (keys[branch.steps[0][0]], branch.steps[0][1])
-                best = max((lexicon.prob(w, step) for w in words), default=0.0)
-                named.append(math.log(max(best, lexicon.miss)))
-        scores = self.alignment_scores(masked, singles, lexicon) + np.asarray(named)
-        out: npt.NDArray[np.float64] = scores.reshape(-1, 2).max(axis=1)
+            stated = [self._stated(spans, branch, keys, lexicon, words) for branch in c.branches]
+            for which in _STATED:
+                paths = [branch.steps[j in which :] for j, branch in enumerate(c.branches)]
+                read.append(tuple(tuple((keys[r], out) for r, out in p) for p in paths if p))
+                named.append(max(stated[which[0]]) if len(which) == 1 else sum(stated[j][1] for j in which))
+        scores = self.alignment_scores(masked, read, lexicon) + np.asarray(named)
+        out: npt.NDArray[np.float64] = scores.reshape(-1, len(_STATED)).max(axis=1)
         return out
+
+    def _stated(
+        self,
+        spans: Sequence[LinkedSpan],
+        branch: Branch,
+        keys: Sequence[str],
+        lexicon: GraphLexicon,
+        question: Sequence[str],
+    ) -> tuple[float, float]:
+        """Log-evidence that ``branch``'s entity states its first step by itself, each at least ``log(miss)``:
+        **by name**, the best emission of a word of its name; **by the graph**, for the mention's first linked node
+        (not a homonym with one ``sameAs`` edge) and a step that no word of the ``question`` names at the lexicon's
+        margin ("born in Riga" words *born in*), the share of the node's edges that are that step
+        (:func:`step_share`: a category node that only prizes point to states *category*)."""
+        step = (keys[branch.steps[0][0]], branch.steps[0][1])
+        name = max((lexicon.prob(w, step) for w in question_tokens(spans[branch.mention].text)[0]), default=0.0)
+        share = 0.0
+        if branch.anchor == spans[branch.mention].nodes[0][0] and all(lexicon.prob(w, step) < 1.0 for w in question):
+            share = step_share(self.graph.snapshot, branch.anchor, branch.steps[0])
+        return math.log(max(name, lexicon.miss)), math.log(max(share, lexicon.miss))
 
     def phrasings(self, candidate: CandidatePattern) -> list[str]:
         """Texts of ``candidate`` from its relation labels (:func:`kgsvc.qa.zeroshot.phrasings`), branch by
@@ -372,3 +414,19 @@ def class_filter(graph: QAGraph, typed: Collection[int]) -> Callable[[CandidateP
     *laureates* …"), by :func:`~kgsvc.qa.candidates.steps_into`. O(the typed nodes' degrees) once."""
     steps = steps_into(graph.snapshot, typed)
     return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
+
+
+def nearest_classes(graph: QAGraph, ranker: CandidateRanker, noun: str) -> frozenset[int]:
+    """The classes whose label is closest to ``noun`` by MiniLM cosine, when that is at least
+    :data:`CLASS_MIN_COS` ("institutions" → Organisation, "people" → Person); empty for a graph without classes.
+    One embedding per distinct text (cached by ``ranker``)."""
+    nodes = graph.classes()
+    labels = sorted({str(graph.node_labels[c]) for c in nodes})
+    if not labels:
+        return frozenset()
+    vectors = ranker.vectors([noun, *labels])
+    cosines = vectors[1:] @ vectors[0]
+    best = int(np.argmax(cosines))
+    if float(cosines[best]) < CLASS_MIN_COS:
+        return frozenset()
+    return frozenset(c for c in nodes if graph.node_labels[c] == labels[best])

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from kgsvc.qa.align import RelationLexicon
+from kgsvc.qa.align import WH_DETERMINERS, RelationLexicon
 from kgsvc.qa.exemplars import Step
 from kgsvc.qa.link import STOPWORDS
 
@@ -119,8 +119,6 @@ def mark_returns(steps: Sequence[Step]) -> tuple[Step, ...]:
     return tuple(out)
 
 
-#: Words before a noun that name the class of the answer ("which movies", "what person").
-_WH_DETERMINERS = frozenset({"which", "what", "whose"})
 #: Words after a noun that open a relative clause about it ("the movies that", "the person who").
 _RELATIVES = frozenset({"that", "who", "which", "whose", "whom"})
 
@@ -137,7 +135,7 @@ def class_words(tokens: Sequence[str]) -> frozenset[str]:
     for i, t in enumerate(tokens):
         if t in FUNCTION_WORDS:
             continue
-        if (i > 0 and tokens[i - 1] in _WH_DETERMINERS) or (i + 1 < len(tokens) and tokens[i + 1] in _RELATIVES):
+        if (i > 0 and tokens[i - 1] in WH_DETERMINERS) or (i + 1 < len(tokens) and tokens[i + 1] in _RELATIVES):
             out.add(t)
     return frozenset(out)
 
