@@ -7,22 +7,18 @@ names; "who" asks for the class nearest to "person". The graph and KG of :mod:`t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import kgsvc
+from tests.qa.conftest import indexed_turtle
 from tests.qa.test_two_conditions import GRAPH, NS
 
 
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
-    folder: Path = tmp_path_factory.mktemp("asked")
-    (folder / "laureates.ttl").write_text(GRAPH, encoding="utf-8")
-    with kgsvc.KG.open(folder / "data") as store:
-        store.load(folder / "laureates.ttl", dataset="laureates")
-        store.build_index("laureates")
-        yield store
+    with indexed_turtle(tmp_path_factory.mktemp("asked"), "laureates", GRAPH) as kg:
+        yield kg
 
 
 def test_the_asked_common_noun_stands_for_the_nearest_class(kg: kgsvc.KG) -> None:

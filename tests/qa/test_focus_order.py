@@ -7,11 +7,11 @@ MiniLM, no exemplars."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import kgsvc
+from tests.qa.conftest import indexed_turtle
 
 NS = "https://kgsvc.local/prizes/"
 GRAPH = f"""@prefix : <{NS}> .
@@ -29,12 +29,8 @@ GRAPH = f"""@prefix : <{NS}> .
 
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
-    folder: Path = tmp_path_factory.mktemp("prizes")
-    (folder / "prizes.ttl").write_text(GRAPH, encoding="utf-8")
-    with kgsvc.KG.open(folder / "data") as store:
-        store.load(folder / "prizes.ttl", dataset="prizes")
-        store.build_index("prizes")
-        yield store
+    with indexed_turtle(tmp_path_factory.mktemp("prizes"), "prizes", GRAPH) as kg:
+        yield kg
 
 
 @pytest.mark.parametrize(

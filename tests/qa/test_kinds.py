@@ -4,7 +4,6 @@ query on the same real store — on the bundled sample graph and on a small grap
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -15,6 +14,7 @@ from kgsvc.qa.kinds import classify
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.result import Answer
 from kgsvc.qa.service import answerer_for
+from tests.qa.conftest import indexed_turtle
 
 EX = "https://kgsvc.local/sample/"
 NS = "https://kgsvc.local/kinds/"
@@ -214,11 +214,7 @@ TYPED = f"""@prefix : <{NS}> .
 
 @pytest.fixture(scope="module")
 def typed_kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
-    folder: Path = tmp_path_factory.mktemp("typed")
-    (folder / "typed.ttl").write_text(TYPED, encoding="utf-8")
-    with kgsvc.KG.open(folder / "data") as kg:
-        kg.load(folder / "typed.ttl", dataset="typed")
-        kg.build_index("typed")
+    with indexed_turtle(tmp_path_factory.mktemp("typed"), "typed", TYPED) as kg:
         yield kg
 
 

@@ -5,13 +5,13 @@ checked against hand-written SPARQL on a small real embedded KG written here."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import kgsvc
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.service import answerer_for
+from tests.qa.conftest import indexed_turtle
 
 NS = "https://kgsvc.local/classes/"
 GRAPH = f"""@prefix : <{NS}> .
@@ -32,12 +32,8 @@ GRAPH = f"""@prefix : <{NS}> .
 
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
-    folder: Path = tmp_path_factory.mktemp("classes")
-    (folder / "classes.ttl").write_text(GRAPH, encoding="utf-8")
-    with kgsvc.KG.open(folder / "data") as store:
-        store.load(folder / "classes.ttl", dataset="classes")
-        store.build_index("classes")
-        yield store
+    with indexed_turtle(tmp_path_factory.mktemp("classes"), "classes", GRAPH) as kg:
+        yield kg
 
 
 def _count(kg: kgsvc.KG, query: str) -> str:

@@ -8,11 +8,11 @@ exemplars; the answers are checked against hand-written SPARQL."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 import kgsvc
+from tests.qa.conftest import indexed_turtle
 
 NS = "https://kgsvc.local/laureates/"
 GRAPH = f"""@prefix : <{NS}> .
@@ -40,12 +40,8 @@ PREFIX = f"PREFIX : <{NS}> "
 
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
-    folder: Path = tmp_path_factory.mktemp("laureates")
-    (folder / "laureates.ttl").write_text(GRAPH, encoding="utf-8")
-    with kgsvc.KG.open(folder / "data") as store:
-        store.load(folder / "laureates.ttl", dataset="laureates")
-        store.build_index("laureates")
-        yield store
+    with indexed_turtle(tmp_path_factory.mktemp("laureates"), "laureates", GRAPH) as kg:
+        yield kg
 
 
 @pytest.mark.parametrize(
