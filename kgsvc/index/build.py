@@ -64,6 +64,7 @@ term and text tables (JSON) and the text-id arrays are read and written whole, a
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import resource
@@ -88,6 +89,7 @@ from kgsvc.index.exact import searched_exactly
 from kgsvc.index.labels import (
     DEFAULT_LANGUAGES,
     LABEL_PREDICATES,
+    RDF_TYPE,
     LabelTables,
     extract_labels,
     patch_tables,
@@ -103,7 +105,7 @@ from kgsvc.index.layers import (
     read_layers,
     write_layers,
 )
-from kgsvc.index.names import NamePlan, embedded, encode_bounded, name_plan
+from kgsvc.index.names import NamePlan, discovered_from, embedded, encode_bounded, name_plan
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
@@ -378,16 +380,20 @@ def _build(
     stages = _Stages(progress)
     started = time.perf_counter()
     with stages.stage("labels"):
-        # the name plan (which predicates name the nodes) is read from the data every time: a change that alters
-        # it (a new name predicate discovered) makes the build full, since every label may change
-        plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES)
-        base = _incremental_base(previous, subjects, embedder, languages, plan)
+        base, old_plan = _incremental_base(previous, subjects, embedder, languages)
+        rows = list(subject_triples(store, graph, subjects)) if base is not None and subjects is not None else []
+        head = tuple(dict.fromkeys((*name_predicates, *LABEL_PREDICATES)))
+        plan = _kept_plan(old_plan, head, base, subjects, rows) if base is not None and subjects else None
+        stages.metrics["name_plan"] = "kept" if plan is not None else "discovered"
+        if plan is None:
+            # the name plan (which predicates name the nodes) is read from the data (one scan of its literals): a
+            # change that alters it (a new name predicate discovered) makes the build full, as every label may change
+            plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES)
+            base = base if old_plan == _plan_json(plan) else None
         if base is None or subjects is None:
             tables = extract_labels(store, graph, languages=languages, plan=plan)
         else:
-            tables = patch_tables(
-                base, subjects, subject_triples(store, graph, subjects), languages=languages, plan=plan
-            )
+            tables = patch_tables(base, subjects, rows, languages=languages, plan=plan)
         _write_tables(folder, tables)
     incremental = base is not None
     stages.metrics["mode"] = "incremental" if incremental else "full"
@@ -454,30 +460,76 @@ INCREMENTAL_MAX_SHARE = 0.2
 
 
 def _plan_json(plan: NamePlan) -> dict[str, list[str]]:
-    return {"predicates": list(plan.predicates), "given": list(plan.given), "family": list(plan.family)}
+    return {
+        "predicates": list(plan.predicates),
+        "given": list(plan.given),
+        "family": list(plan.family),
+        "discovered": list(plan.discovered),
+    }
 
 
 def _incremental_base(
-    previous: Path | None, subjects: set[str] | None, embedder: Embedder, languages: tuple[str, ...], plan: NamePlan
-) -> LabelTables | None:
-    """The previous version's tables when this build can patch them (module docstring), else ``None``."""
+    previous: Path | None, subjects: set[str] | None, embedder: Embedder, languages: tuple[str, ...]
+) -> tuple[LabelTables | None, dict[str, list[str]] | None]:
+    """The previous version's tables and name plan when this build can patch them (module docstring; the caller
+    checks the plan), else ``(None, None)``."""
     if previous is None or subjects is None:
-        return None
+        return None, None
     try:
         manifest = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    same = (
-        manifest.get("languages") == list(languages)
-        and manifest.get("name_plan") == _plan_json(plan)
-        and manifest.get("embedding_model") == str(embedder.model_path)
-    )
+        return None, None
+    same = manifest.get("languages") == list(languages) and manifest.get("embedding_model") == str(embedder.model_path)
     if not same or len(subjects) > INCREMENTAL_MAX_SHARE * max(1, manifest.get("counts", {}).get("nodes", 0)):
-        return None
+        return None, None
     try:
-        return load_tables(previous)
+        return load_tables(previous), manifest.get("name_plan")
     except IndexError_:
+        return None, None
+
+
+def _node_id(tables: LabelTables, term: str) -> int | None:
+    """The id of node ``term`` in ``tables`` (terms sorted: IRIs and blank nodes, then literals), or ``None``.
+    O(log n)."""
+    key = (term.startswith('"'), term)
+    i = bisect.bisect_left(tables.node_terms, key, key=lambda t: (t.startswith('"'), t))
+    return i if i < len(tables.node_terms) and tables.node_terms[i] == term else None
+
+
+def _kept_plan(
+    old_plan: dict[str, list[str]] | None,
+    head: tuple[str, ...],
+    old: LabelTables,
+    subjects: set[str],
+    rows: Sequence[tuple[str, str, Any]],
+) -> NamePlan | None:
+    """The previous version's name plan when the change cannot alter it, else ``None`` (discover it again).
+
+    :func:`kgsvc.index.names.discover` counts, per predicate whose local name says it names (and per name part),
+    the subjects it names per ``rdf:type`` and their literals' mean length, against each type's size. So when the
+    changed subjects' triples of those predicates and of ``rdf:type`` (``rows``: their triples now; their triples
+    before: in ``old``) are the same before and after, and the plan's head (configured and well-known predicates)
+    is unchanged, the plan is the same. O(m) vectorised over the old triples, O(k log n) for k changed subjects.
+    """
+    if old_plan is None or "discovered" not in old_plan:
         return None
+    discovered = old_plan["discovered"]
+    if [p for p in old_plan["predicates"] if p not in discovered] != list(head):
+        return None
+
+    def relevant(predicate: str) -> bool:  # N-Triples IRI
+        iri = predicate[1:-1]
+        return iri == RDF_TYPE or (discovered_from(iri) and iri not in head)
+
+    now = sorted((s, p, str(o)) for s, p, o in rows if relevant(p))
+    ids = [i for i in (_node_id(old, s) for s in subjects) if i is not None]
+    relation = np.fromiter((relevant(t) for t in old.relation_terms), dtype=bool, count=old.n_relations)
+    mask = relation[old.relations] & np.isin(old.heads, ids)
+    triples = zip(old.heads[mask].tolist(), old.relations[mask].tolist(), old.tails[mask].tolist(), strict=True)
+    before = sorted((old.node_terms[h], old.relation_terms[r], old.node_terms[t]) for h, r, t in triples)
+    if now != before:
+        return None
+    return NamePlan(*(tuple(old_plan[key]) for key in ("predicates", "given", "family", "discovered")))
 
 
 def load_tables(folder: Path) -> LabelTables:

@@ -139,6 +139,8 @@ def test_incremental_versions_equal_a_scratch_build(
     assert row.metrics["node_points_upserted"] == 1 and row.metrics["node_points_deleted"] == 0
     deletions = [v.metrics.get("node_points_deleted") for v in manual.catalog.index_versions("sample")]
     assert any(deletions)  # "Northern Echo" went with its film
+    # no change touched rdf:type or a name predicate outside the plan: the store was not scanned for names again
+    assert [v.metrics["name_plan"] for v in manual.catalog.index_versions("sample")[1:]] == ["kept"] * 5
     with _scratch(manual, tmp_path) as fresh:
         reference = fresh.index("sample")
         assert _mode(fresh, reference.version) == "full"
@@ -162,6 +164,26 @@ def test_incremental_hnsw_collections_answer_like_a_scratch_build(
     assert json.loads((index.path / "manifest.json").read_text())["hnsw"][NODE_LABELS] is True
     with _scratch(manual, tmp_path) as fresh:
         _assert_same(index, fresh.index("sample"))
+
+
+def test_a_change_to_a_possible_name_predicate_discovers_the_plan_again(manual: kgsvc.KG, tmp_path: Path) -> None:
+    manual.build_index("sample")
+    # "fullTitle" may name films (kgsvc.index.names.discover): the plan is read from the store again (here it
+    # qualifies, so the plan changes and the build is full)
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Paprika> <{EX}fullTitle> "Paprika (2006 film)" }} }}')
+    version = manual.build_index("sample")
+    (row,) = [v for v in manual.catalog.index_versions("sample") if v.version == version]
+    assert row.metrics["name_plan"] == "discovered"
+    assert json.loads((manual.index("sample").path / "manifest.json").read_text())["name_plan"]["discovered"] == [
+        f"{EX}fullTitle"
+    ]
+    # a new type for a film changes the type sizes discovery weighs
+    manual.update(f"INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Paprika> a <{EX}AnimatedFilm> }} }}")
+    version = manual.build_index("sample")
+    (row,) = [v for v in manual.catalog.index_versions("sample") if v.version == version]
+    assert row.metrics["name_plan"] == "discovered"
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(manual.index("sample"), fresh.index("sample"))
 
 
 def test_unknown_change_falls_back_to_a_full_build(manual: kgsvc.KG, tmp_path: Path) -> None:
