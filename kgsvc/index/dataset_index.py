@@ -39,7 +39,7 @@ the collections always use Qdrant. Opening a version reads its tables and point 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
@@ -70,6 +70,10 @@ class TextLabels(Sequence[str]):
 
     def __len__(self) -> int:
         return int(self._ids.shape[0])
+
+    def __iter__(self) -> Iterator[str]:
+        texts = self._texts
+        return (texts[i] for i in np.asarray(self._ids).tolist())  # one read of the ids, not one per label
 
     @overload
     def __getitem__(self, index: int) -> str: ...
