@@ -186,6 +186,16 @@ def test_a_change_to_a_possible_name_predicate_discovers_the_plan_again(manual: 
         _assert_same(manual.index("sample"), fresh.index("sample"))
 
 
+def test_node_ids_are_found_by_bisection(manual: kgsvc.KG) -> None:
+    """The name plan check looks the changed subjects up in the sorted node terms (IRIs and blank nodes, then
+    literals): every term is found at its id, an absent one is not."""
+    manual.build_index("sample")
+    tables = build_module.load_tables(manual.index("sample").path)
+    assert [build_module._node_id(tables, term) for term in tables.node_terms] == list(range(tables.n_nodes))
+    assert build_module._node_id(tables, f"<{EX}film_absent>") is None
+    assert build_module._node_id(tables, '"zzz never a label"') is None
+
+
 def test_unknown_change_falls_back_to_a_full_build(manual: kgsvc.KG, tmp_path: Path) -> None:
     manual.build_index("sample")
     manual.update(
