@@ -81,16 +81,6 @@ def _check_rows(vectors: npt.ArrayLike, what: str) -> npt.NDArray[np.float32]:
     return array
 
 
-def _point_ids(rows: int, start: int, ids: npt.ArrayLike | None) -> list[int]:
-    if ids is None:
-        return list(range(start, start + rows))
-    point_ids = np.asarray(ids, dtype=np.int64)
-    if point_ids.shape != (rows,) or (rows and int(point_ids.min()) < 0):
-        raise ValueError(f"ids must be {rows} non-negative integers, one per row, got shape {point_ids.shape}")
-    result: list[int] = point_ids.tolist()
-    return result
-
-
 def _ordered(hits: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
     return sorted(hits, key=lambda h: (h[1], h[0]))[:k]
 
@@ -115,21 +105,8 @@ class VectorIndex(abc.ABC):
         """
 
     @abc.abstractmethod
-    def add(
-        self,
-        name: str,
-        vectors: npt.ArrayLike,
-        *,
-        vector: str = LABEL_VECTOR,
-        start: int = 0,
-        ids: npt.ArrayLike | None = None,
-    ) -> None:
-        """Store row ``i`` of ``vectors`` as point ``start + i``, or as point ``ids[i]`` when ``ids`` is given
-        (named vector ``vector``); an existing point is replaced."""
-
-    @abc.abstractmethod
-    def delete(self, name: str, ids: npt.ArrayLike) -> None:
-        """Delete the points ``ids`` of collection ``name`` (absent ones are ignored); call :meth:`finish` after."""
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
+        """Store row ``i`` of ``vectors`` as point ``start + i`` (named vector ``vector``)."""
 
     @abc.abstractmethod
     def finish(self, name: str) -> None:
@@ -233,32 +210,15 @@ class EdgeVectorIndex(VectorIndex):
         path.mkdir(parents=True, exist_ok=True)
         self._shards[name] = EdgeShard.create(str(path), config)
 
-    def add(
-        self,
-        name: str,
-        vectors: npt.ArrayLike,
-        *,
-        vector: str = LABEL_VECTOR,
-        start: int = 0,
-        ids: npt.ArrayLike | None = None,
-    ) -> None:
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
         from qdrant_edge import Point, UpdateOperation
 
         rows = _check_rows(vectors, "vectors")
-        point_ids = _point_ids(rows.shape[0], start, ids)
         shard = self._shard(name)
         for offset in range(0, rows.shape[0], _BATCH):
             chunk = rows[offset : offset + _BATCH].tolist()
-            points = [Point(point_ids[offset + i], {vector: row}) for i, row in enumerate(chunk)]
+            points = [Point(start + offset + i, {vector: row}) for i, row in enumerate(chunk)]
             shard.update(UpdateOperation.upsert_points(points))
-
-    def delete(self, name: str, ids: npt.ArrayLike) -> None:
-        from qdrant_edge import UpdateOperation
-
-        point_ids = np.asarray(ids, dtype=np.int64).tolist()
-        shard = self._shard(name)
-        for offset in range(0, len(point_ids), _BATCH):
-            shard.update(UpdateOperation.delete_points(point_ids[offset : offset + _BATCH]))
 
     def finish(self, name: str) -> None:
         shard = self._shard(name)
@@ -356,31 +316,14 @@ class ServerVectorIndex(VectorIndex):
             ),
         )
 
-    def add(
-        self,
-        name: str,
-        vectors: npt.ArrayLike,
-        *,
-        vector: str = LABEL_VECTOR,
-        start: int = 0,
-        ids: npt.ArrayLike | None = None,
-    ) -> None:
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
         from qdrant_client import models
 
         rows = _check_rows(vectors, "vectors")
-        point_ids = _point_ids(rows.shape[0], start, ids)
         for offset in range(0, rows.shape[0], _BATCH):
             chunk = rows[offset : offset + _BATCH].tolist()
-            points = [models.PointStruct(id=point_ids[offset + i], vector={vector: row}) for i, row in enumerate(chunk)]
+            points = [models.PointStruct(id=start + offset + i, vector={vector: row}) for i, row in enumerate(chunk)]
             self.client.upsert(self._name(name), points=points, wait=True)
-
-    def delete(self, name: str, ids: npt.ArrayLike) -> None:
-        from qdrant_client import models
-
-        point_ids = np.asarray(ids, dtype=np.int64).tolist()
-        for offset in range(0, len(point_ids), _BATCH):
-            selector = models.PointIdsList(points=point_ids[offset : offset + _BATCH])
-            self.client.delete(self._name(name), points_selector=selector, wait=True)
 
     def finish(self, name: str) -> None:
         return None  # the server indexes in the background; local mode is brute force
