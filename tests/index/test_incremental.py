@@ -156,14 +156,31 @@ def test_incremental_hnsw_collections_answer_like_a_scratch_build(
     manual: kgsvc.KG, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the exact-search cap lowered, the node collection is an HNSW one (searched through Qdrant Edge for small
-    k): the copied, patched collection answers what a fresh one does."""
+    k): the shared base with the version's tombstones filtered out, plus its delta, answers what a fresh collection
+    does; the replaced version searches the same base shard at the same time with its own tombstones."""
     monkeypatch.setattr(exact, "EXACT_MAX_VALUES", 1_000)
     manual.build_index("sample")
     assert _changes(manual, tmp_path) == ["incremental"] * 5
     index = manual.index("sample")
-    assert json.loads((index.path / "manifest.json").read_text())["hnsw"][NODE_LABELS] is True
+    manifest = json.loads((index.path / "manifest.json").read_text())
+    assert manifest["hnsw"][NODE_LABELS] is True and manifest["backend"]["shards"] == "v1"
     with _scratch(manual, tmp_path) as fresh:
         _assert_same(index, fresh.index("sample"))
+    rows = {v.version: v for v in manual.catalog.index_versions("sample")}
+    previous = index.version - 1
+    with load_index(
+        manual.settings,
+        manual.catalog.index_path("sample", previous),
+        dataset="sample",
+        version=previous,
+        store_version=rows[previous].store_version,
+    ) as older:
+        assert "animated film" not in older.node_texts  # the last change's text is not in the older version
+        found = older.search_node_texts(older.embedder.encode(["animated film"]), 3)[0]
+        assert all(t < len(older.node_texts) for t, _ in found)
+        assert index.search_node_texts(index.embedder.encode(["animated film"]), 1)[0][0][0] == list(
+            index.node_texts
+        ).index("animated film")
 
 
 def test_a_change_to_a_possible_name_predicate_discovers_the_plan_again(manual: kgsvc.KG, tmp_path: Path) -> None:
