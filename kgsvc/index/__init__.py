@@ -3,6 +3,7 @@
 * :mod:`kgsvc.index.labels` — term ids and label texts from the store (SPARQL, DESIGN §3);
 * :mod:`kgsvc.index.embed` — the sentence-transformers embedder;
 * :mod:`kgsvc.index.vectors` — vector collections (Qdrant Edge, Qdrant server);
+* :mod:`kgsvc.index.layers` — a version's embeddings as a shared base plus a small delta;
 * :mod:`kgsvc.index.snapshot` — the CSR graph snapshot;
 * :mod:`kgsvc.index.build` — writing a version; :mod:`kgsvc.index.dataset_index` — reading one.
 

@@ -12,22 +12,24 @@
     text_nodes_indptr.npy    int64 CSR: nodes of text t are text_nodes[indptr[t]:indptr[t+1]], ascending
     text_nodes.npy           int32/int64
     label_literals.npy       bool per node: a literal whose only edges are labelling ones (``rdfs:label "X"``)
-    node_vectors.npy         float32 (node texts x dimension), the embeddings the collections were filled from
-    relation_vectors.npy     float32 (relation texts x dimension)
-    node_text_points.npy     int64, vector point id of node text t (stable across incremental versions)
-    relation_text_points.npy int64, likewise for relation texts
+    node_vectors.npy         float32, the base layer of the node text embeddings (row = point id; kgsvc.index.layers)
+    node_delta_vectors.npy   float32, the delta layer (texts added since the base)
+    node_text_points.npy     int64, point id of node text t (stable across incremental versions)
+    relation_*.npy           likewise for relation texts
     snapshot/                kgsvc.index.snapshot.GraphSnapshot
     gnn/                     the GNN link predictor trained on snapshot/ (kgsvc.gnn.artifacts), written later by
                              the ``train_gnn`` job when Settings.gnn_train is on; absent until then
-    vectors/                 Qdrant Edge shards (embedded); with Settings.qdrant_url the collections live on
-                             the server as ``kgsvc_D_vN_<collection>`` and the manifest says so
+
+and the Qdrant Edge shards of its base under ``index_dir/D/shards/vB/`` (:data:`SHARDS_FOLDER`; the manifest's
+``backend.shards`` names ``vB``), shared by the versions that keep base B; with Settings.qdrant_url the collections
+live on the server as ``kgsvc_D_vN_<collection>`` instead and the manifest says so.
 
 The metadata row goes ``building`` → ``complete`` (with counts, and per-stage seconds and peak RSS in metrics)
 or ``failed`` (with the error). Only a complete version is current (newest complete wins), so a failed or
 interrupted build leaves the previous version serving. After version N completes, the complete version it replaces
 is kept (queries that opened it finish on it) and every older version is marked ``removed`` and its files (and
-server collections) deleted. Idempotent: when the newest complete version
-already covers the requested ``store_version``, nothing is built.
+server collections) deleted; then every base shard no remaining version refers to. Idempotent: when the newest
+complete version already covers the requested ``store_version``, nothing is built.
 
 Only names of nodes and relations (up to :data:`kgsvc.index.names.EMBED_MAX_CHARS` characters) and short literals
 (up to :data:`~kgsvc.index.names.LITERAL_EMBED_MAX_CHARS`) are embedded; any other text (a description) gets the
@@ -35,14 +37,9 @@ zero vector (:func:`kgsvc.index.names.encode_bounded`). The
 dataset's configured name predicates (``DatasetInfo.name_predicates``, else ``Settings.name_predicates``) choose
 its labels (:mod:`kgsvc.index.names`).
 
-Incremental: a build embeds only the label texts the previous complete version did not have (same model); the
-other rows are copied from that version's ``*_vectors.npy``. Embedding dominates the cost of a build, so a small
-change (a few new entities) costs the label pass, the snapshot and the vector inserts, not a re-embedding; the
-metrics say how many texts were ``embedded`` and ``reused``. Everything else is rebuilt whole, so an
-incremental version is the same as a full one (up to float rounding of the batches).
-
-Every build embeds only the label texts the previous complete version did not have (same model); the other rows
-are copied from that version's ``*_vectors.npy``; the metrics say how many texts were ``embedded`` and ``reused``.
+Every build embeds only the label texts the previous complete version did not have (same model); the others keep
+the previous version's rows. The metrics say how many texts were ``embedded`` and ``reused``, and whether the
+version wrote a new base (``layers``: ``base``) or kept the previous one (``delta``).
 
 **Incremental versions** (metrics ``mode``: ``incremental`` or ``full``). When every data version since the
 previous complete index version logged the subjects it changed (:mod:`kgsvc.index.changes`; loads of files up to
@@ -51,20 +48,23 @@ the same model, languages and labelling predicates, and at most :data:`INCREMENT
 
 * labels: the previous tables (:func:`load_tables`) are patched with the changed subjects' triples, re-read from
   the store (:func:`kgsvc.index.labels.patch_tables`) — no scan of the store;
-* vectors: the previous version's Qdrant Edge shards are copied (a file copy: HNSW is not rebuilt) and only the
-  points of vanished texts are deleted and those of new texts upserted. Point ids are stable across versions: a
-  text keeps the point id it had (``*_text_points.npy``), new texts get ids above every earlier one; Qdrant's
-  optimizers compact the small appendable segment and the deletions. A full build numbers points by text id;
+* embeddings and vectors (Qdrant Edge): the version keeps the previous version's base (its ``*_vectors.npy`` is
+  hard-linked, its shards referenced, neither read nor copied) and writes a delta: the previous delta plus the
+  new texts' rows, under point ids above every earlier one; removed texts' points become tombstones that searches
+  skip (:mod:`kgsvc.index.layers`). No Qdrant work at all. When the delta and tombstones pass
+  :data:`~kgsvc.index.layers.LAYER_MAX_SHARE` of the base, the build writes a new base from the same embeddings
+  (a compaction: new shards, HNSW rebuilt). With a Qdrant server every version has new collections;
 * snapshot: rebuilt from the patched triple arrays (O(m log m) in numpy, no store access).
 
-Otherwise the build is full (one scan of the store, new collections). Both give the same tables, triples (in
-canonical order), snapshot and answers — an incremental version equals a from-scratch build of the same data up to
-float rounding of embedding batches (``tests/index/test_incremental.py``). Still O(n) per incremental version:
-the term and text tables and ``*_vectors.npy`` are written whole and the shards copied (cheap sequential I/O).
+Otherwise the build is full (one scan of the store, a new base). Both give the same tables, triples (in canonical
+order), snapshot and answers — an incremental version equals a from-scratch build of the same data up to float
+rounding of embedding batches (``tests/index/test_incremental.py``). Still O(n) per incremental version: the
+term and text tables (JSON) and the text-id arrays are read and written whole, and the snapshot is rebuilt.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import resource
@@ -89,12 +89,23 @@ from kgsvc.index.exact import searched_exactly
 from kgsvc.index.labels import (
     DEFAULT_LANGUAGES,
     LABEL_PREDICATES,
+    RDF_TYPE,
     LabelTables,
     extract_labels,
     patch_tables,
     subject_triples,
 )
-from kgsvc.index.names import NamePlan, embedded, encode_bounded, name_plan
+from kgsvc.index.layers import (
+    Layers,
+    embeddings_file,
+    extend_layers,
+    fresh_layers,
+    needs_compaction,
+    points_file,
+    read_layers,
+    write_layers,
+)
+from kgsvc.index.names import NamePlan, discovered_from, embedded, encode_bounded, name_plan
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
@@ -112,6 +123,7 @@ __all__ = [
     "node_labels",
     "version_terms",
     "MANIFEST",
+    "SHARDS_FOLDER",
     "build_index",
     "delete_version_files",
     "remove_dataset_indexes",
@@ -126,12 +138,11 @@ MANIFEST = "manifest.json"
 GNN_FOLDER = "gnn"
 #: Folder (beside the version folders) of the resumable embedding plans (kgsvc.index.chunks).
 EMBEDDING_FOLDER = "embedding"
+#: Folder (beside the version folders) of the Qdrant Edge shards of the layered versions' bases: ``shards/vN`` was
+#: written by version N and serves every later version that keeps its base.
+SHARDS_FOLDER = "shards"
 _KIND = {NODE_LABELS: "node", RELATION_LABELS: "relation"}  # collection -> file prefix of its tables
-
-
-def embeddings_file(collection: str) -> str:
-    """The file name of a collection's embeddings in a version folder (``node_vectors.npy``, …)."""
-    return f"{_KIND[collection]}_vectors.npy"
+Encode = Callable[[list[str]], npt.NDArray[np.float32]]
 
 
 def node_label_vectors(folder: Path) -> npt.NDArray[np.float32]:
@@ -146,11 +157,11 @@ def node_label_vectors(folder: Path) -> npt.NDArray[np.float32]:
         When the folder has no label embeddings (an incomplete or foreign folder).
     """
     try:
-        vectors = np.load(folder / embeddings_file(NODE_LABELS), mmap_mode="r", allow_pickle=False)
+        layers = read_layers(folder, NODE_LABELS)
         text_ids = np.load(folder / "node_text_ids.npy", allow_pickle=False)
     except (OSError, ValueError) as exc:
         raise IndexError_(f"index version folder {folder} has no node label embeddings: {exc}") from exc
-    return np.asarray(vectors[text_ids], dtype=np.float32)
+    return layers.rows(layers.points[text_ids])
 
 
 def node_labels(folder: Path) -> list[str]:
@@ -203,7 +214,8 @@ def _peak_rss_mb() -> float:
 def vector_index_for(settings: Settings, folder: Path, backend: dict[str, Any]) -> VectorIndex:
     """The vector index a version's manifest ``backend`` entry describes (``edge`` or ``server``)."""
     if backend.get("kind") == "edge":
-        return EdgeVectorIndex(folder / "vectors")
+        shards = backend.get("shards")  # layered versions (kgsvc.index.layers); earlier ones hold their own
+        return EdgeVectorIndex(folder.parent / SHARDS_FOLDER / str(shards) if shards else folder / "vectors")
     if backend.get("kind") == "server":
         if not settings.qdrant_url:
             raise IndexError_(f"index {folder} keeps its vectors on a Qdrant server but qdrant_url is not set")
@@ -295,6 +307,7 @@ def build_index(
         except BaseException as exc:
             catalog.finish_index_version(dataset, version, error=f"{type(exc).__name__}: {exc}")
             delete_version_files(settings, folder)
+            shutil.rmtree(folder.parent / SHARDS_FOLDER / f"v{version}", ignore_errors=True)  # no one refers to it
             log.exception("index build %s v%d failed", dataset, version)
             if isinstance(exc, Exception) and not isinstance(exc, StoreError):  # store errors stay retryable
                 raise IndexError_(
@@ -308,6 +321,7 @@ def build_index(
         # the version this one replaces stays (a query that opened it finishes on it); older ones go
         for old in catalog.remove_index_versions(dataset, below=current.version if current else version):
             delete_version_files(settings, catalog.index_path(dataset, old))
+        _drop_unused_shards(folder.parent, below=version)
         if catalog.index_dir is not None:
             forget_changes(catalog.index_dir, dataset, upto=info.store_version)
         forget_plans(folder.parent / EMBEDDING_FOLDER)  # chunks of a killed attempt are kept until here
@@ -366,79 +380,51 @@ def _build(
     stages = _Stages(progress)
     started = time.perf_counter()
     with stages.stage("labels"):
-        # the name plan (which predicates name the nodes) is read from the data every time: a change that alters
-        # it (a new name predicate discovered) makes the build full, since every label may change
-        plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES)
-        base = _incremental_base(previous, subjects, embedder, languages, plan)
+        base, old_plan = _incremental_base(previous, subjects, embedder, languages)
+        rows = list(subject_triples(store, graph, subjects)) if base is not None and subjects is not None else []
+        head = tuple(dict.fromkeys((*name_predicates, *LABEL_PREDICATES)))
+        plan = _kept_plan(old_plan, head, base, subjects, rows) if base is not None and subjects else None
+        stages.metrics["name_plan"] = "kept" if plan is not None else "discovered"
+        if plan is None:
+            # the name plan (which predicates name the nodes) is read from the data (one scan of its literals): a
+            # change that alters it (a new name predicate discovered) makes the build full, as every label may change
+            plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES)
+            base = base if old_plan == _plan_json(plan) else None
         if base is None or subjects is None:
             tables = extract_labels(store, graph, languages=languages, plan=plan)
         else:
-            tables = patch_tables(
-                base, subjects, subject_triples(store, graph, subjects), languages=languages, plan=plan
-            )
+            tables = patch_tables(base, subjects, rows, languages=languages, plan=plan)
         _write_tables(folder, tables)
     incremental = base is not None
     stages.metrics["mode"] = "incremental" if incremental else "full"
     stages.metrics["changed_subjects"] = len(subjects) if incremental and subjects is not None else None
     faults.kill_point("index-mid-build")
+    backend: dict[str, Any] = (
+        {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"} if settings.qdrant_url else {"kind": "edge"}
+    )
     with stages.stage("embedding"):
-        plans = folder.parent / EMBEDDING_FOLDER
-        chunks: dict[str, int] = {}
         names = {label for term, label in zip(tables.node_terms, tables.node_labels, strict=True) if term[0] != '"'}
-        node_vectors, node_reused = _embed(
+        layers, kept = _embed_layers(
             embedder,
-            tables.node_texts,
-            previous,
-            NODE_LABELS,
+            tables,
             names,
-            plans,
-            helpers,
-            chunks,
-            stages.within("embedding"),
-        )
-        relation_vectors, relation_reused = _embed(
-            embedder,
-            tables.relation_texts,
             previous,
-            RELATION_LABELS,
-            set(tables.relation_texts),
-            plans,
+            base if incremental and backend["kind"] == "edge" else None,
             helpers,
-            chunks,
+            stages,
+            folder.parent / EMBEDDING_FOLDER,
         )
-        stages.metrics.update(chunks)
-        np.save(folder / embeddings_file(NODE_LABELS), node_vectors, allow_pickle=False)
-        np.save(folder / embeddings_file(RELATION_LABELS), relation_vectors, allow_pickle=False)
-    reused = node_reused + relation_reused
-    stages.metrics["reused_texts"] = reused
-    stages.metrics["embedded_texts"] = len(tables.node_texts) + len(tables.relation_texts) - reused
+        for name, layer in layers.items():
+            write_layers(folder, name, layer, base_from=previous if kept else None)
+    stages.metrics["layers"] = "delta" if kept else "base"
     stages.metrics["unembedded_texts"] = sum(1 for text in tables.node_texts if not embedded(text, names))
     with stages.stage("vectors"):
-        if settings.qdrant_url:
-            backend: dict[str, Any] = {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"}
+        if kept:  # the previous version's base collections serve this version too: no Qdrant work
+            assert previous is not None
+            old = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
+            backend, hnsw = old["backend"], old["hnsw"]
         else:
-            backend = {"kind": "edge"}
-        hnsw: dict[str, bool] = {}
-        with vector_index_for(settings, folder, backend) as vectors:
-            for name, rows, texts in (
-                (NODE_LABELS, node_vectors, tables.node_texts),
-                (RELATION_LABELS, relation_vectors, tables.relation_texts),
-            ):
-                # a collection searched exactly (kgsvc.index.exact) needs no HNSW graph: a cheap finish()
-                hnsw[name] = not searched_exactly(rows.shape[0], rows.shape[1])
-                old = _copied_collection(previous, folder, name, hnsw[name], backend) if incremental else None
-                if old is None:
-                    points = np.arange(len(texts), dtype=np.int64)
-                    vectors.create_collection(name, int(rows.shape[1]), hnsw=hnsw[name])
-                    vectors.add(name, rows)
-                else:
-                    points, new_rows, removed = _stable_points(texts, *old)
-                    vectors.delete(name, removed)
-                    vectors.add(name, rows[new_rows], ids=points[new_rows])
-                    stages.metrics[f"{_KIND[name]}_points_upserted"] = int(new_rows.shape[0])
-                    stages.metrics[f"{_KIND[name]}_points_deleted"] = int(removed.shape[0])
-                vectors.finish(name)
-                np.save(folder / points_file(name), points, allow_pickle=False)
+            hnsw = _write_collections(settings, folder, version, backend, layers)
     with stages.stage("snapshot"):
         _write_snapshot(folder, tables)
     counts = {
@@ -458,7 +444,7 @@ def _build(
         "version": version,
         "backend": backend,
         "embedding_model": str(embedder.model_path),
-        "dimension": int(node_vectors.shape[1]),
+        "dimension": int(layers[NODE_LABELS].base.shape[1]),
         "languages": list(languages),
         "name_plan": _plan_json(plan),
         "hnsw": hnsw,
@@ -474,30 +460,76 @@ INCREMENTAL_MAX_SHARE = 0.2
 
 
 def _plan_json(plan: NamePlan) -> dict[str, list[str]]:
-    return {"predicates": list(plan.predicates), "given": list(plan.given), "family": list(plan.family)}
+    return {
+        "predicates": list(plan.predicates),
+        "given": list(plan.given),
+        "family": list(plan.family),
+        "discovered": list(plan.discovered),
+    }
 
 
 def _incremental_base(
-    previous: Path | None, subjects: set[str] | None, embedder: Embedder, languages: tuple[str, ...], plan: NamePlan
-) -> LabelTables | None:
-    """The previous version's tables when this build can patch them (module docstring), else ``None``."""
+    previous: Path | None, subjects: set[str] | None, embedder: Embedder, languages: tuple[str, ...]
+) -> tuple[LabelTables | None, dict[str, list[str]] | None]:
+    """The previous version's tables and name plan when this build can patch them (module docstring; the caller
+    checks the plan), else ``(None, None)``."""
     if previous is None or subjects is None:
-        return None
+        return None, None
     try:
         manifest = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    same = (
-        manifest.get("languages") == list(languages)
-        and manifest.get("name_plan") == _plan_json(plan)
-        and manifest.get("embedding_model") == str(embedder.model_path)
-    )
+        return None, None
+    same = manifest.get("languages") == list(languages) and manifest.get("embedding_model") == str(embedder.model_path)
     if not same or len(subjects) > INCREMENTAL_MAX_SHARE * max(1, manifest.get("counts", {}).get("nodes", 0)):
-        return None
+        return None, None
     try:
-        return load_tables(previous)
+        return load_tables(previous), manifest.get("name_plan")
     except IndexError_:
+        return None, None
+
+
+def _node_id(tables: LabelTables, term: str) -> int | None:
+    """The id of node ``term`` in ``tables`` (terms sorted: IRIs and blank nodes, then literals), or ``None``.
+    O(log n)."""
+    key = (term.startswith('"'), term)
+    i = bisect.bisect_left(tables.node_terms, key, key=lambda t: (t.startswith('"'), t))
+    return i if i < len(tables.node_terms) and tables.node_terms[i] == term else None
+
+
+def _kept_plan(
+    old_plan: dict[str, list[str]] | None,
+    head: tuple[str, ...],
+    old: LabelTables,
+    subjects: set[str],
+    rows: Sequence[tuple[str, str, Any]],
+) -> NamePlan | None:
+    """The previous version's name plan when the change cannot alter it, else ``None`` (discover it again).
+
+    :func:`kgsvc.index.names.discover` counts, per predicate whose local name says it names (and per name part),
+    the subjects it names per ``rdf:type`` and their literals' mean length, against each type's size. So when the
+    changed subjects' triples of those predicates and of ``rdf:type`` (``rows``: their triples now; their triples
+    before: in ``old``) are the same before and after, and the plan's head (configured and well-known predicates)
+    is unchanged, the plan is the same. O(m) vectorised over the old triples, O(k log n) for k changed subjects.
+    """
+    if old_plan is None or "discovered" not in old_plan:
         return None
+    discovered = old_plan["discovered"]
+    if [p for p in old_plan["predicates"] if p not in discovered] != list(head):
+        return None
+
+    def relevant(predicate: str) -> bool:  # N-Triples IRI
+        iri = predicate[1:-1]
+        return iri == RDF_TYPE or (discovered_from(iri) and iri not in head)
+
+    now = sorted((s, p, str(o)) for s, p, o in rows if relevant(p))
+    ids = [i for i in (_node_id(old, s) for s in subjects) if i is not None]
+    relation = np.fromiter((relevant(t) for t in old.relation_terms), dtype=bool, count=old.n_relations)
+    mask = relation[old.relations] & np.isin(old.heads, ids)
+    triples = zip(old.heads[mask].tolist(), old.relations[mask].tolist(), old.tails[mask].tolist(), strict=True)
+    before = sorted((old.node_terms[h], old.relation_terms[r], old.node_terms[t]) for h, r, t in triples)
+    if now != before:
+        return None
+    return NamePlan(*(tuple(old_plan[key]) for key in ("predicates", "given", "family", "discovered")))
 
 
 def load_tables(folder: Path) -> LabelTables:
@@ -536,117 +568,143 @@ def load_tables(folder: Path) -> LabelTables:
     )
 
 
-def points_file(collection: str) -> str:
-    """The file of a collection's point ids in a version folder: int64, point id of text id ``t``."""
-    return f"{_KIND[collection]}_text_points.npy"
-
-
-def _copied_collection(
-    previous: Path | None, folder: Path, name: str, hnsw: bool, backend: dict[str, Any]
-) -> tuple[list[str], npt.NDArray[np.int64]] | None:
-    """Copy the previous version's Qdrant Edge shard of ``name`` into ``folder`` and return that version's texts
-    and point ids; ``None`` (nothing copied) when it cannot be reused: another backend, another HNSW choice, or
-    files missing. The copy is a file copy (O(collection bytes), no HNSW rebuild); the caller then deletes and
-    upserts only the changed points."""
-    if previous is None or backend.get("kind") != "edge":
-        return None
+def _layered(previous: Path) -> bool:
+    """Whether the version in ``previous`` keeps its embeddings in layers over a shared Qdrant Edge base."""
     try:
         manifest = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
-        if manifest.get("backend", {}).get("kind") != "edge" or manifest.get("hnsw", {}).get(name) != hnsw:
-            return None
-        texts = json.loads((previous / f"{_KIND[name]}_texts.json").read_text(encoding="utf-8"))
-        points = np.load(previous / points_file(name), allow_pickle=False)
-        target = folder / "vectors" / name
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(previous / "vectors" / name, target)
     except (OSError, ValueError):
-        return None
-    if points.shape != (len(texts),):
-        return None
-    return texts, np.asarray(points, dtype=np.int64)
+        return False
+    return "shards" in manifest.get("backend", {})
 
 
-def _stable_points(
-    texts: list[str], old_texts: list[str], old_points: npt.NDArray[np.int64]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Point ids of ``texts`` that keep the previous version's id of every text it had; new texts get ids above
-    every old one. Returns the point ids, the text ids to upsert (new texts) and the old point ids to delete.
+def _previous_layers(embedder: Embedder, previous: Path | None) -> dict[str, Layers]:
+    """The previous version's layers of both collections; empty when it has none or another model made them.
 
-    O(n) dictionary look-ups.
-    """
-    point_of = dict(zip(old_texts, old_points.tolist(), strict=True))
-    points = np.empty(len(texts), dtype=np.int64)
-    new_rows: list[int] = []
-    next_point = int(old_points.max()) + 1 if old_points.shape[0] else 0
-    for i, text in enumerate(texts):
-        point = point_of.get(text)
-        if point is None:
-            point, next_point = next_point, next_point + 1
-            new_rows.append(i)
-        points[i] = point
-    removed = np.setdiff1d(old_points, points, assume_unique=True)
-    return points, np.asarray(new_rows, dtype=np.int64), removed
-
-
-def _embed(
-    embedder: Embedder,
-    texts: list[str],
-    previous: Path | None,
-    collection: str,
-    names: set[str],
-    plans: Path,
-    helpers: Callable[[Path], None] | None,
-    chunks: dict[str, int],
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[npt.NDArray[np.float32], int]:
-    """Embeddings of ``texts``, reusing the rows of the previous version's embeddings of ``collection`` for the
-    texts it had (when it was built with the same model); returns them and how many rows were reused. New texts are
-    embedded in resumable chunks under ``plans`` (:func:`kgsvc.index.chunks.embed_planned`); their counts are added
-    to ``chunks``; ``progress(chunks done, chunks)`` follows them.
-
-    O(texts) dictionary work plus forward passes for the new texts only.
-    """
-
-    def encode(new_texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        rows, counts = embed_planned(embedder, list(new_texts), plans, helpers=helpers, progress=progress)
-        for key, value in counts.items():
-            chunks[key] = chunks.get(key, 0) + value
-        return rows
-
-    old_texts, old_vectors = _previous_vectors(embedder, previous, collection)
-    if not old_texts:
-        return encode_bounded(encode, texts, dimension=embedder.dimension, names=names), 0
-    row_of = {text: i for i, text in enumerate(old_texts)}
-    hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
-    new = [i for i, t in enumerate(texts) if t not in row_of]
-    vectors = np.empty((len(texts), old_vectors.shape[1]), dtype=np.float32)
-    if hits:
-        at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
-        vectors[at] = old_vectors[rows]
-    if new:
-        vectors[new] = encode_bounded(encode, [texts[i] for i in new], dimension=embedder.dimension, names=names)
-    return vectors, len(hits)
-
-
-def _previous_vectors(
-    embedder: Embedder, previous: Path | None, collection: str
-) -> tuple[list[str], npt.NDArray[np.float32]]:
-    """The previous version's texts and embeddings of ``collection``; empty when it has none or another model
-    made them."""
-    empty: tuple[list[str], npt.NDArray[np.float32]] = ([], np.zeros((0, 0), dtype=np.float32))
+    O(texts): the points are read, the base is memory-mapped."""
     if previous is None:
-        return empty
+        return {}
     try:
         manifest = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))
         if manifest.get("embedding_model") != str(embedder.model_path):
-            return empty
-        texts = json.loads((previous / f"{_KIND[collection]}_texts.json").read_text(encoding="utf-8"))
-        vectors = np.load(previous / embeddings_file(collection), allow_pickle=False)
+            return {}
+        layers = {name: read_layers(previous, name) for name in _KIND}
     except (OSError, ValueError):  # an older layout without the embeddings, or files removed meanwhile
-        return empty
-    if vectors.dtype != np.float32 or vectors.ndim != 2 or vectors.shape[0] != len(texts):
-        return empty
-    return texts, vectors
+        return {}
+    if any(layer.base.dtype != np.float32 or layer.base.ndim != 2 for layer in layers.values()):
+        return {}
+    return layers
+
+
+def _embed_layers(
+    embedder: Embedder,
+    tables: LabelTables,
+    names: set[str],
+    previous: Path | None,
+    old: LabelTables | None,
+    helpers: Callable[[Path], None] | None,
+    stages: _Stages,
+    plans: Path,
+) -> tuple[dict[str, Layers], bool]:
+    """The layers of both collections, embedding only the texts the previous version did not have.
+
+    With ``old`` (the previous version's tables, patched by an incremental build on Qdrant Edge) and a layered
+    previous version, the new texts go to the delta over the previous base (:func:`kgsvc.index.layers.extend_layers`,
+    O(texts + delta)); the second value is then ``True`` (the base is kept). Otherwise, or when
+    :func:`~kgsvc.index.layers.needs_compaction`, a fresh base of every text's embedding (reused rows gathered
+    from the previous version, O(texts · dimension)). New texts are embedded in resumable chunks under ``plans``
+    (:func:`kgsvc.index.chunks.embed_planned`); counts go to ``stages.metrics``.
+    """
+    chunks: dict[str, int] = {}
+
+    def encoder(label_names: set[str], progress: Callable[[int, int], None] | None) -> Encode:
+        def planned(texts: Sequence[str]) -> npt.NDArray[np.float32]:
+            rows, counts = embed_planned(embedder, list(texts), plans, helpers=helpers, progress=progress)
+            for key, value in counts.items():
+                chunks[key] = chunks.get(key, 0) + value
+            return rows
+
+        return lambda texts: encode_bounded(planned, texts, dimension=embedder.dimension, names=label_names)
+
+    collections = {
+        NODE_LABELS: (tables.node_texts, encoder(names, stages.within("embedding"))),
+        RELATION_LABELS: (tables.relation_texts, encoder(set(tables.relation_texts), None)),
+    }
+    before = _previous_layers(embedder, previous)
+    layers: dict[str, Layers] = {}
+    embedded_texts = 0
+    if old is not None and before and previous is not None and _layered(previous):
+        for name, (texts, encode) in collections.items():
+            old_texts = old.node_texts if name == NODE_LABELS else old.relation_texts
+            layers[name], added, removed = extend_layers(before[name], texts, old_texts, encode)
+            stages.metrics[f"{_KIND[name]}_points_upserted"] = added
+            stages.metrics[f"{_KIND[name]}_points_deleted"] = removed
+            embedded_texts += added
+        kept = not any(needs_compaction(layer) for layer in layers.values())
+        if not kept:  # compaction: a new base of the same embeddings
+            layers = {name: fresh_layers(layer.text_vectors()) for name, layer in layers.items()}
+    else:
+        kept = False
+        for name, (texts, encode) in collections.items():
+            rows, reused = _reuse_rows(texts, _previous_texts(previous, name, old), before.get(name), encode)
+            layers[name] = fresh_layers(rows)
+            embedded_texts += len(texts) - reused
+    stages.metrics.update(chunks)
+    stages.metrics["embedded_texts"] = embedded_texts
+    stages.metrics["reused_texts"] = len(tables.node_texts) + len(tables.relation_texts) - embedded_texts
+    return layers, kept
+
+
+def _previous_texts(previous: Path | None, collection: str, old: LabelTables | None) -> list[str]:
+    """The previous version's texts of ``collection`` (from ``old`` when given); empty when unreadable."""
+    if old is not None:
+        return old.node_texts if collection == NODE_LABELS else old.relation_texts
+    if previous is None:
+        return []
+    try:
+        texts: list[str] = json.loads((previous / f"{_KIND[collection]}_texts.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return texts
+
+
+def _reuse_rows(
+    texts: list[str], old_texts: list[str], old: Layers | None, encode: Encode
+) -> tuple[npt.NDArray[np.float32], int]:
+    """Every text's embedding, text-ordered: the rows of ``old`` for the texts of ``old_texts``, ``encode`` for the
+    others; returns them and how many were reused. O(texts · dimension)."""
+    if old is None or old.points.shape[0] != len(old_texts):
+        return encode(texts), 0
+    row_of = {text: i for i, text in enumerate(old_texts)}
+    hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
+    new = [i for i, t in enumerate(texts) if t not in row_of]
+    vectors = np.empty((len(texts), old.base.shape[1]), dtype=np.float32)
+    if hits:
+        at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
+        vectors[at] = old.rows(old.points[rows])
+    if new:
+        vectors[new] = encode([texts[i] for i in new])
+    return vectors, len(hits)
+
+
+def _write_collections(
+    settings: Settings, folder: Path, version: int, backend: dict[str, Any], layers: dict[str, Layers]
+) -> dict[str, bool]:
+    """Fill new collections with the (fresh) bases of ``layers``: Qdrant Edge shards under
+    ``shards/v<version>/`` beside the version folders (``backend["shards"]`` names it), or server collections.
+    Returns which collections have an HNSW graph. O(points) inserts plus the HNSW build."""
+    if backend["kind"] == "edge":
+        backend["shards"] = f"v{version}"
+        shutil.rmtree(folder.parent / SHARDS_FOLDER / backend["shards"], ignore_errors=True)  # a killed attempt's
+    hnsw: dict[str, bool] = {}
+    with vector_index_for(settings, folder, backend) as vectors:
+        for name, layer in layers.items():
+            rows = layer.base
+            # a collection searched exactly (kgsvc.index.exact) needs no HNSW graph: a cheap finish()
+            hnsw[name] = not searched_exactly(rows.shape[0], rows.shape[1])
+            vectors.create_collection(name, int(rows.shape[1]), hnsw=hnsw[name])
+            vectors.add(name, rows)
+            vectors.finish(name)
+    return hnsw
 
 
 def _write_tables(folder: Path, tables: LabelTables) -> None:
@@ -699,3 +757,21 @@ def remove_dataset_indexes(settings: Settings, catalog: Catalog, dataset: str) -
     """Delete every index version's files of ``dataset`` (call before :meth:`Catalog.drop`)."""
     for info in catalog.index_versions(dataset):
         delete_version_files(settings, catalog.index_path(dataset, info.version))
+    if catalog.index_dir is not None:
+        shutil.rmtree(catalog.index_dir / dataset / SHARDS_FOLDER, ignore_errors=True)
+
+
+def _drop_unused_shards(dataset_dir: Path, *, below: int) -> None:
+    """Delete the base shards ``shards/vN`` (N < ``below``) that no version folder's manifest refers to any more.
+
+    O(versions) manifest reads. Shards of ``below`` and later versions are left alone (a build in progress)."""
+    used = set()
+    for manifest in dataset_dir.glob(f"v*/{MANIFEST}"):
+        try:
+            used.add(json.loads(manifest.read_text(encoding="utf-8")).get("backend", {}).get("shards"))
+        except (OSError, ValueError):
+            continue
+    for shards in dataset_dir.glob(f"{SHARDS_FOLDER}/v*"):
+        number = shards.name[1:]
+        if number.isdigit() and int(number) < below and shards.name not in used:
+            shutil.rmtree(shards, ignore_errors=True)

@@ -28,17 +28,18 @@ L2-normalised embeddings (``sqrt(2 - 2 cos)``), SimGRAG's (arXiv 2412.15272, Eq.
 ``node_candidates(x, k)`` searches the top-``k`` label *texts*, expands each to all nodes carrying it, orders
 the nodes by (fixed-point distance, node id) — the order of :class:`kgsvc.retrieval.candidates.CandidateSet` —
 and keeps the first ``k``; so when many nodes share one label, the entities (smaller ids) win, deterministically.
-The vector search is exact (:func:`kgsvc.index.exact.exact_search` over the version's ``*_vectors.npy``,
-memory-mapped) when :func:`~kgsvc.index.exact.searched_exactly` says so (at most ``EXACT_MAX_VALUES`` floats, or
-``k`` at least 1/``EXACT_MIN_SHARE`` of the collection); otherwise HNSW (approximate) in Qdrant. Versions built
-before the embeddings were kept beside the collections always use Qdrant. The collections of an incrementally built
-version keep earlier point ids (:attr:`DatasetIndex.point_texts` maps them back to text ids).
+The vector search is exact (:func:`kgsvc.index.exact.exact_search` over the version's embedding layers: the base
+``*_vectors.npy``, memory-mapped, and the small delta; :mod:`kgsvc.index.layers`) when
+:func:`~kgsvc.index.exact.searched_exactly` says so (at most ``EXACT_MAX_VALUES`` floats, or ``k`` at least
+1/``EXACT_MIN_SHARE`` of the collection); otherwise HNSW (approximate) in the base's Qdrant collection without the
+tombstoned points, merged with an exact scan of the delta. Versions built before the embeddings were kept beside
+the collections always use Qdrant. Opening a version reads its tables and point ids, not its embeddings.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
@@ -48,9 +49,10 @@ import numpy.typing as npt
 
 from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_
-from kgsvc.index.build import FORMAT, MANIFEST, embeddings_file, points_file, vector_index_for
+from kgsvc.index.build import FORMAT, MANIFEST, vector_index_for
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import exact_search, searched_exactly
+from kgsvc.index.layers import Layers, embeddings_file, read_layers
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, Hits, VectorIndex
 from kgsvc.retrieval.candidates import CandidateSet, candidate_set
@@ -68,6 +70,10 @@ class TextLabels(Sequence[str]):
 
     def __len__(self) -> int:
         return int(self._ids.shape[0])
+
+    def __iter__(self) -> Iterator[str]:
+        texts = self._texts
+        return (texts[i] for i in np.asarray(self._ids).tolist())  # one read of the ids, not one per label
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -106,12 +112,9 @@ class DatasetIndex:
     _text_nodes_indptr: npt.NDArray[np.int64] = field(repr=False)
     _text_nodes: npt.NDArray[np.integer[Any]] = field(repr=False)
     label_literals: npt.NDArray[np.bool_] = field(repr=False)
-    embeddings: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
-    #: collection -> (its point ids sorted, the text id of each): the collections of an incrementally built
-    #: version keep the point ids of earlier versions (kgsvc.index.build); absent when point id = text id
-    point_texts: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = field(
-        default_factory=dict, repr=False
-    )
+    #: collection -> its embeddings, base + delta (kgsvc.index.layers); absent for versions built before the
+    #: embeddings were kept beside the collections (searched through Qdrant only)
+    layers: dict[str, Layers] = field(default_factory=dict, repr=False)
     _text_relations_indptr: npt.NDArray[np.int64] = field(init=False, repr=False)
     _text_relations: npt.NDArray[np.int64] = field(init=False, repr=False)
 
@@ -172,23 +175,33 @@ class DatasetIndex:
         """Top-``k`` relation label texts per query row, as :meth:`search_node_texts`."""
         return self._search(RELATION_LABELS, vectors, k)
 
+    def text_vectors(self, collection: str) -> npt.NDArray[np.float32]:
+        """The embedding of every text of ``collection``, by text id (a gather, O(texts · dimension)).
+
+        Raises
+        ------
+        KeyError
+            When the version keeps no embeddings beside its collections.
+        """
+        return self.layers[collection].text_vectors()
+
     def _search(self, collection: str, vectors: npt.ArrayLike, k: int) -> Hits:
         """Exact or HNSW search of ``collection`` (module docstring)."""
-        matrix = self.embeddings.get(collection)
-        if matrix is None or not searched_exactly(matrix.shape[0], matrix.shape[1], k):
-            hits = self.vectors.search(collection, vectors, k)
-            points = self.point_texts.get(collection)
-            if points is None:
-                return hits
-            sorted_points, texts = points  # point ids -> text ids, then the text-id order of ties
-            mapped = []
-            for row in hits:
-                at = np.searchsorted(sorted_points, [p for p, _ in row])
-                pairs = zip(texts[at].tolist(), [d for _, d in row], strict=True)
-                mapped.append(sorted(pairs, key=lambda h: (h[1], h[0])))
-            return mapped
         rows = np.asarray(vectors, dtype=np.float32)
-        return exact_search(matrix, rows[None, :] if rows.ndim == 1 else rows, k)
+        rows = rows[None, :] if rows.ndim == 1 else rows
+        layers = self.layers.get(collection)
+        if layers is None:
+            return self.vectors.search(collection, rows, k)
+        if searched_exactly(layers.points.shape[0], layers.base.shape[1], k):
+            return exact_search(layers.base, rows, k, delta=layers.delta, labels=layers.labels)
+        # HNSW over the base without its tombstones, exact over the small delta, merged by (distance, text id)
+        dead = np.flatnonzero(layers.shard_labels < 0)
+        base = self.vectors.search(collection, rows, k, exclude=dead)
+        delta = exact_search(layers.delta, rows, k, labels=layers.labels[layers.n_base :])
+        return [
+            sorted([(int(layers.shard_labels[p]), d) for p, d in hits] + extra, key=lambda h: (h[1], h[0]))[:k]
+            for hits, extra in zip(base, delta, strict=True)
+        ]
 
     def node_candidates(self, query: str | npt.ArrayLike, k: int, *, label_literals: bool = True) -> CandidateSet:
         """The ``k`` nodes nearest to ``query`` (a text, or one embedding row) by L2 of their label vectors.
@@ -304,18 +317,13 @@ def load_index(
             version=version,
         ) from exc
     snapshot = GraphSnapshot.load(folder / "snapshot", mmap=True)
-    embeddings = {}
-    point_texts = {}
+    layers = {}
     for collection in (NODE_LABELS, RELATION_LABELS):
-        path = folder / embeddings_file(collection)
-        if path.exists():
-            embeddings[collection] = np.load(path, mmap_mode="r", allow_pickle=False)
-        points_path = folder / points_file(collection)
-        if points_path.exists():
-            points = np.load(points_path, allow_pickle=False).astype(np.int64)
-            if not np.array_equal(points, np.arange(points.shape[0])):
-                order = np.argsort(points, kind="stable")
-                point_texts[collection] = (points[order], order)
+        if (folder / embeddings_file(collection)).exists():
+            try:
+                layers[collection] = read_layers(folder, collection)
+            except (OSError, ValueError) as exc:
+                raise IndexError_(f"{folder}: unreadable embeddings: {exc}", dataset=dataset, version=version) from exc
     return DatasetIndex(
         dataset=dataset,
         version=version,
@@ -333,8 +341,7 @@ def load_index(
         _text_nodes_indptr=arrays["text_nodes_indptr"],
         _text_nodes=arrays["text_nodes"],
         label_literals=arrays["label_literals"],
-        embeddings=embeddings,
-        point_texts=point_texts,
+        layers=layers,
     )
 
 

@@ -39,10 +39,19 @@ def searched_exactly(n: int, dimension: int, k: int | None = None) -> bool:
 
 
 def exact_search(
-    matrix: npt.NDArray[np.float32], queries: npt.NDArray[np.float32], k: int
+    matrix: npt.NDArray[np.float32],
+    queries: npt.NDArray[np.float32],
+    k: int,
+    *,
+    delta: npt.NDArray[np.float32] | None = None,
+    labels: npt.NDArray[np.int64] | None = None,
 ) -> list[list[tuple[int, float]]]:
     """The ``k`` rows of ``matrix`` nearest to each query row by L2: ``[(row id, distance), …]`` per query,
     ascending by distance, ties by row id (the order of :meth:`kgsvc.index.vectors.VectorIndex.search`).
+
+    Layered embeddings (:mod:`kgsvc.index.layers`): the rows searched are ``matrix`` followed by ``delta``; with
+    ``labels`` (one per row) a hit reports ``labels[row]`` instead of the row id, ties go by label, and rows
+    labelled ``-1`` (tombstones) are skipped.
 
     Both arrays hold L2-normalised rows, so ranking by cosine is ranking by L2; the rows within float32 rounding of
     the k-th best cosine are re-ranked by their true L2 distance (float64), ties by id, so the result is exact and
@@ -57,21 +66,33 @@ def exact_search(
     """
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
-    n = matrix.shape[0]
-    if n == 0:
-        return [[] for _ in range(queries.shape[0])]
-    k = min(k, n)
+    base = matrix.shape[0]
     queries = np.asarray(queries, dtype=np.float32)
     scores = queries @ np.asarray(matrix, dtype=np.float32).T
+    if delta is not None and delta.shape[0]:
+        scores = np.concatenate([scores, queries @ np.asarray(delta, dtype=np.float32).T], axis=1)
+    n = scores.shape[1]
+    if labels is None:
+        labels = np.arange(n, dtype=np.int64)
+    else:
+        scores[:, labels[:n] < 0] = -np.inf  # tombstones are never selected (k is capped at the live rows)
+    k = min(k, int(np.count_nonzero(labels[:n] >= 0)))
+    if k == 0:
+        return [[] for _ in range(queries.shape[0])]
     results = []
     for query, row in zip(queries, scores, strict=True):
         # select by cosine (the same order for unit rows), with a margin for float32 rounding, then rank the
         # few selected rows by their true L2 in float64 (sqrt(2 - 2 cos) loses all precision near 0)
         kth = np.partition(row, n - k)[n - k]
         ids = np.flatnonzero(row >= kth - _MARGIN)
-        distances = np.linalg.norm(np.asarray(matrix[ids], dtype=np.float64) - query.astype(np.float64), axis=1)
-        order = np.lexsort((ids, distances))[:k]
-        results.append([(int(ids[i]), float(distances[i])) for i in order])
+        low = ids < base
+        rows = np.empty((ids.shape[0], queries.shape[1]), dtype=np.float64)
+        rows[low] = matrix[ids[low]]
+        if delta is not None:
+            rows[~low] = delta[ids[~low] - base]
+        distances = np.linalg.norm(rows - query.astype(np.float64), axis=1)
+        order = np.lexsort((labels[ids], distances))[:k]
+        results.append([(int(labels[ids[i]]), float(distances[i])) for i in order])
     return results
 
 

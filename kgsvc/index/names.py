@@ -49,6 +49,7 @@ __all__ = [
     "best_names",
     "candidates_query",
     "discover",
+    "discovered_from",
     "embedded",
     "encode_bounded",
     "iri_name",
@@ -95,6 +96,21 @@ def iri_name(iri: str) -> str:
 
 def _folded_local(iri: str) -> str:
     return re.sub(r"[_\-]", "", local_name(iri)).casefold()
+
+
+def discovered_from(iri: str) -> bool:
+    """Whether :func:`discover` reads the triples of predicate ``iri``: a name part (given or family name), or a
+    local name that says it names. Triples of other predicates (and of no ``rdf:type``) cannot change what it finds.
+
+    >>> discovered_from("http://xmlns.com/foaf/0.1/givenName"), discovered_from("http://x.org/fullName")
+    (True, True)
+    >>> discovered_from("http://x.org/directedBy"), discovered_from("http://x.org/nickname")
+    (False, False)
+    """
+    folded = _folded_local(iri)
+    if folded in GIVEN_NAME_LOCAL_NAMES or folded in FAMILY_NAME_LOCAL_NAMES:
+        return True
+    return folded not in _NOT_NAMES and _NAME_WORD.search(local_name(iri)) is not None
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """Vector indexes over label embeddings: Qdrant Edge (embedded, in-process HNSW) or a Qdrant server (DESIGN §4).
 
 Every index version holds two collections, :data:`NODE_LABELS` and :data:`RELATION_LABELS`, with **one point
-per distinct label text**; the point id is the text id of :class:`kgsvc.index.labels.LabelTables` in a full build,
-and stays the same for the same text in later incremental versions (``*_text_points.npy`` maps text ids to point
-ids there; :mod:`kgsvc.index.build`), which :meth:`VectorIndex.delete` and ``add(ids=…)`` patch. Points carry
+per distinct label text** of its base; the point id is the text id of :class:`kgsvc.index.labels.LabelTables` in
+the build that wrote the base. Later incremental versions search the same collections, skipping the points of
+removed texts (``exclude=``), and keep their new texts beside them (:mod:`kgsvc.index.layers`). Points carry
 the named vector :data:`LABEL_VECTOR`. A trained GNN (:mod:`kgsvc.gnn`) adds the collection :data:`GNN_NODES`
 with **one point per node** (point id = snapshot node id) and the named vector :data:`GNN_VECTOR`: its node
 embeddings cannot be a second vector of the label points, because one label text names many nodes.
@@ -31,6 +31,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import numpy as np
 import numpy.typing as npt
@@ -80,16 +81,6 @@ def _check_rows(vectors: npt.ArrayLike, what: str) -> npt.NDArray[np.float32]:
     return array
 
 
-def _point_ids(rows: int, start: int, ids: npt.ArrayLike | None) -> list[int]:
-    if ids is None:
-        return list(range(start, start + rows))
-    point_ids = np.asarray(ids, dtype=np.int64)
-    if point_ids.shape != (rows,) or (rows and int(point_ids.min()) < 0):
-        raise ValueError(f"ids must be {rows} non-negative integers, one per row, got shape {point_ids.shape}")
-    result: list[int] = point_ids.tolist()
-    return result
-
-
 def _ordered(hits: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
     return sorted(hits, key=lambda h: (h[1], h[0]))[:k]
 
@@ -114,21 +105,8 @@ class VectorIndex(abc.ABC):
         """
 
     @abc.abstractmethod
-    def add(
-        self,
-        name: str,
-        vectors: npt.ArrayLike,
-        *,
-        vector: str = LABEL_VECTOR,
-        start: int = 0,
-        ids: npt.ArrayLike | None = None,
-    ) -> None:
-        """Store row ``i`` of ``vectors`` as point ``start + i``, or as point ``ids[i]`` when ``ids`` is given
-        (named vector ``vector``); an existing point is replaced."""
-
-    @abc.abstractmethod
-    def delete(self, name: str, ids: npt.ArrayLike) -> None:
-        """Delete the points ``ids`` of collection ``name`` (absent ones are ignored); call :meth:`finish` after."""
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
+        """Store row ``i`` of ``vectors`` as point ``start + i`` (named vector ``vector``)."""
 
     @abc.abstractmethod
     def finish(self, name: str) -> None:
@@ -139,10 +117,22 @@ class VectorIndex(abc.ABC):
         """Number of points in collection ``name``."""
 
     @abc.abstractmethod
-    def _search(self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str) -> Hits: ...
+    def _search(
+        self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str, exclude: list[int] | None
+    ) -> Hits: ...
 
-    def search(self, name: str, queries: npt.ArrayLike, k: int, *, vector: str = LABEL_VECTOR) -> Hits:
-        """The ``k`` nearest points of each query row: ``[(point id, L2 distance), …]`` by distance, then id.
+    def search(
+        self,
+        name: str,
+        queries: npt.ArrayLike,
+        k: int,
+        *,
+        vector: str = LABEL_VECTOR,
+        exclude: npt.ArrayLike | None = None,
+    ) -> Hits:
+        """The ``k`` nearest points of each query row: ``[(point id, L2 distance), …]`` by distance, then id;
+        points of ``exclude`` are never returned (a Qdrant ``must_not has_id`` filter: the tombstones of layered
+        versions, :mod:`kgsvc.index.layers`).
 
         Raises
         ------
@@ -154,7 +144,8 @@ class VectorIndex(abc.ABC):
         rows = _check_rows(queries, "queries")
         if rows.shape[0] == 0:
             return []
-        return [_ordered(hits, k) for hits in self._search(name, rows, k, vector)]
+        excluded = np.asarray(exclude, dtype=np.int64).tolist() if exclude is not None else None
+        return [_ordered(hits, k) for hits in self._search(name, rows, k, vector, excluded or None)]
 
     @abc.abstractmethod
     def drop(self) -> None:
@@ -219,32 +210,15 @@ class EdgeVectorIndex(VectorIndex):
         path.mkdir(parents=True, exist_ok=True)
         self._shards[name] = EdgeShard.create(str(path), config)
 
-    def add(
-        self,
-        name: str,
-        vectors: npt.ArrayLike,
-        *,
-        vector: str = LABEL_VECTOR,
-        start: int = 0,
-        ids: npt.ArrayLike | None = None,
-    ) -> None:
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
         from qdrant_edge import Point, UpdateOperation
 
         rows = _check_rows(vectors, "vectors")
-        point_ids = _point_ids(rows.shape[0], start, ids)
         shard = self._shard(name)
         for offset in range(0, rows.shape[0], _BATCH):
             chunk = rows[offset : offset + _BATCH].tolist()
-            points = [Point(point_ids[offset + i], {vector: row}) for i, row in enumerate(chunk)]
+            points = [Point(start + offset + i, {vector: row}) for i, row in enumerate(chunk)]
             shard.update(UpdateOperation.upsert_points(points))
-
-    def delete(self, name: str, ids: npt.ArrayLike) -> None:
-        from qdrant_edge import UpdateOperation
-
-        point_ids = np.asarray(ids, dtype=np.int64).tolist()
-        shard = self._shard(name)
-        for offset in range(0, len(point_ids), _BATCH):
-            shard.update(UpdateOperation.delete_points(point_ids[offset : offset + _BATCH]))
 
     def finish(self, name: str) -> None:
         shard = self._shard(name)
@@ -256,12 +230,17 @@ class EdgeVectorIndex(VectorIndex):
 
         return int(self._shard(name).count(CountRequest()))
 
-    def _search(self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str) -> Hits:
-        from qdrant_edge import Query, QueryBatchRequest, QueryRequest, SearchParams
+    def _search(
+        self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str, exclude: list[int] | None
+    ) -> Hits:
+        from qdrant_edge import Filter, HasIdCondition, Query, QueryBatchRequest, QueryRequest, SearchParams
 
         params = SearchParams(hnsw_ef=max(HNSW_EF_SEARCH, k))
+        excluded: set[int | UUID | str] = set(exclude or ())
+        where = Filter(must_not=[HasIdCondition(point_ids=excluded)]) if excluded else None
         requests = [
-            QueryRequest(limit=k, query=Query.Nearest(row, using=vector), params=params) for row in queries.tolist()
+            QueryRequest(limit=k, query=Query.Nearest(row, using=vector), params=params, filter=where)
+            for row in queries.tolist()
         ]
         results = self._shard(name).query_batch(QueryBatchRequest(requests))
         return [[(int(p.id), float(p.score)) for p in points] for points in results]
@@ -337,31 +316,14 @@ class ServerVectorIndex(VectorIndex):
             ),
         )
 
-    def add(
-        self,
-        name: str,
-        vectors: npt.ArrayLike,
-        *,
-        vector: str = LABEL_VECTOR,
-        start: int = 0,
-        ids: npt.ArrayLike | None = None,
-    ) -> None:
+    def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
         from qdrant_client import models
 
         rows = _check_rows(vectors, "vectors")
-        point_ids = _point_ids(rows.shape[0], start, ids)
         for offset in range(0, rows.shape[0], _BATCH):
             chunk = rows[offset : offset + _BATCH].tolist()
-            points = [models.PointStruct(id=point_ids[offset + i], vector={vector: row}) for i, row in enumerate(chunk)]
+            points = [models.PointStruct(id=start + offset + i, vector={vector: row}) for i, row in enumerate(chunk)]
             self.client.upsert(self._name(name), points=points, wait=True)
-
-    def delete(self, name: str, ids: npt.ArrayLike) -> None:
-        from qdrant_client import models
-
-        point_ids = np.asarray(ids, dtype=np.int64).tolist()
-        for offset in range(0, len(point_ids), _BATCH):
-            selector = models.PointIdsList(points=point_ids[offset : offset + _BATCH])
-            self.client.delete(self._name(name), points_selector=selector, wait=True)
 
     def finish(self, name: str) -> None:
         return None  # the server indexes in the background; local mode is brute force
@@ -369,12 +331,19 @@ class ServerVectorIndex(VectorIndex):
     def count(self, name: str) -> int:
         return int(self.client.count(self._name(name), exact=True).count)
 
-    def _search(self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str) -> Hits:
+    def _search(
+        self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str, exclude: list[int] | None
+    ) -> Hits:
         from qdrant_client import models
 
         # local mode is exact and warns about search parameters
         params = models.SearchParams(hnsw_ef=max(HNSW_EF_SEARCH, k)) if self.url is not None else None
-        requests = [models.QueryRequest(query=row, using=vector, limit=k, params=params) for row in queries.tolist()]
+        excluded: list[int | str | UUID] = list(exclude or ())
+        where = models.Filter(must_not=[models.HasIdCondition(has_id=excluded)]) if excluded else None
+        requests = [
+            models.QueryRequest(query=row, using=vector, limit=k, params=params, filter=where)
+            for row in queries.tolist()
+        ]
         responses = self.client.query_batch_points(self._name(name), requests=requests)
         return [[(int(p.id), float(p.score)) for p in response.points] for response in responses]
 

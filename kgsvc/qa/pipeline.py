@@ -140,8 +140,15 @@ class QuestionAnswerer:
     options: QAOptions = field(default_factory=QAOptions)
     _linker: EntityLinker | None = field(default=None, repr=False)
     _ranker: CandidateRanker | None = field(default=None, repr=False)
+    _earlier_labels: LabelIndex | None = field(default=None, repr=False)
 
     # -- setup ---------------------------------------------------------------------------------------------------
+
+    def follow(self, earlier: QuestionAnswerer) -> None:
+        """Let this answerer's label index reuse the folded labels of ``earlier``'s (the answerer of the previous
+        index version of the same dataset), so that a new version's first question folds only its new labels."""
+        if earlier._linker is not None:
+            self._earlier_labels = earlier._linker.index
 
     @property
     def linker(self) -> EntityLinker:
@@ -149,9 +156,13 @@ class QuestionAnswerer:
         if self._linker is None:
             rate = self.exemplars.common_rate if self.exemplars is not None and len(self.exemplars) else None
             graph = self.graph
+            earlier, self._earlier_labels = self._earlier_labels, None
             self._linker = EntityLinker(
                 LabelIndex.build(
-                    graph.node_labels, classes=graph.classes(), degree=np.diff(graph.snapshot.indptr).tolist()
+                    graph.node_labels,
+                    classes=graph.classes(),
+                    degree=np.diff(graph.snapshot.indptr).tolist(),
+                    previous=earlier,
                 ),
                 embed=graph.embed if graph.search_nodes is not None else None,
                 search=graph.search_nodes,

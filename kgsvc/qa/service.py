@@ -83,7 +83,10 @@ def answerer_for(kg: Any, dataset: str, options: QAOptions) -> QuestionAnswerer:
                     graph.predictor = LinkPredictor.load(model, index.snapshot)
                 except IndexError_:
                     log.warning("the GNN of %s v%d cannot be used", dataset, index.version, exc_info=True)
-            cached = (key, QuestionAnswerer(graph, exemplars=exemplars))
+            answerer = QuestionAnswerer(graph, exemplars=exemplars)
+            if cached is not None:  # the previous version's answerer: its folded labels carry over
+                answerer.follow(cached[1])
+            cached = (key, answerer)
             per_kg[dataset] = cached
         answerer = cached[1]
         if needs_llm(options) and answerer.llm is None:

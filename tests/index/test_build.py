@@ -13,6 +13,7 @@ import kgsvc
 from kgsvc.errors import IndexError_
 from kgsvc.index import build as build_module
 from kgsvc.index.dataset_index import DatasetIndex, open_index
+from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 from kgsvc.settings import Settings
 
 EX = "https://kgsvc.local/sample/"
@@ -169,7 +170,8 @@ def test_auto_index_update_and_drop(tmp_path: Path) -> None:
         assert second is not first and second.version == 2
         assert f"<{EX}film_Y>" in second.node_terms and '"2031"' in second.node_terms
         manifest = json.loads((second.path / "manifest.json").read_text())
-        assert manifest["backend"] == {"kind": "edge"} and manifest["version"] == 2
+        # version 2 keeps the base of version 1 (kgsvc.index.layers): its Qdrant Edge shards
+        assert manifest["backend"] == {"kind": "edge", "shards": "v1"} and manifest["version"] == 2
 
         kg.drop("sample")
         assert not (kg.settings.index_dir / "sample").exists()
@@ -199,11 +201,10 @@ def test_incremental_build_embeds_only_new_texts(manual: kgsvc.KG, tmp_path: Pat
     with _open(tmp_path / "full", auto_index=False) as full:  # the same data, indexed from scratch
         full.load(data, dataset="sample")
         full.build_index("sample")
-        scratch = full.index("sample").path
+        scratch = full.index("sample")
         for kind in KINDS:
-            assert json.loads((scratch / f"{kind}_texts.json").read_text()) == after[kind]
-            np.testing.assert_allclose(
-                np.load(second / f"{kind}_vectors.npy"), np.load(scratch / f"{kind}_vectors.npy"), atol=1e-5
-            )
+            assert json.loads((scratch.path / f"{kind}_texts.json").read_text()) == after[kind]
+        for name in (NODE_LABELS, RELATION_LABELS):  # the new text's row is in the delta layer of version 2
+            np.testing.assert_allclose(manual.index("sample").text_vectors(name), scratch.text_vectors(name), atol=1e-5)
     answer = manual.ask("who directed Quiet Harbour Nights", dataset="sample")
     assert answer.answers[0].label == "Satoshi Kon", answer

@@ -79,7 +79,9 @@ def test_killed_build_resumes_from_its_chunks(tmp_path: Path, monkeypatch: pytes
             fresh.build_index("sample")
             resumed, reference = kg.index("sample"), fresh.index("sample")
             assert list(resumed.node_texts) == list(reference.node_texts)
-            np.testing.assert_allclose(resumed.embeddings[NODE_LABELS], reference.embeddings[NODE_LABELS], atol=1e-6)
+            np.testing.assert_allclose(
+                resumed.text_vectors(NODE_LABELS), reference.text_vectors(NODE_LABELS), atol=1e-6
+            )
             for name in ("indptr", "neighbors", "relations", "triple_heads", "triple_tails"):
                 np.testing.assert_array_equal(getattr(resumed.snapshot, name), getattr(reference.snapshot, name))
             assert resumed.vectors.count(NODE_LABELS) == len(resumed.node_texts)

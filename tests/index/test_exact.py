@@ -43,7 +43,7 @@ def test_index_searches_exactly_and_agrees_with_qdrant(tmp_path: Path, monkeypat
         kg.load(kgsvc.sample_path(), dataset="sample")
         kg.build_index("sample")
         index = kg.index("sample")
-        assert set(index.embeddings) == {NODE_LABELS, RELATION_LABELS}
+        assert set(index.layers) == {NODE_LABELS, RELATION_LABELS}
         queries = index.embedder.encode(["Tokyo Godfathers", "a film by Satoshi Kon", "born in"])
         exact = index.search_node_texts(queries, 10)
         qdrant = index.vectors.search(NODE_LABELS, queries, 10)  # small collection: Qdrant scans it exactly too

@@ -4,6 +4,10 @@ and label changes, the incrementally built version equals a from-scratch build o
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,11 +15,13 @@ import numpy as np
 import pytest
 
 import kgsvc
+from kgsvc import faults
 from kgsvc.errors import IndexError_
 from kgsvc.index import build as build_module
 from kgsvc.index import exact
+from kgsvc.index import layers as layers_module
 from kgsvc.index.changes import changed_subjects
-from kgsvc.index.dataset_index import DatasetIndex
+from kgsvc.index.dataset_index import DatasetIndex, load_index
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 from kgsvc.settings import Settings
 
@@ -102,8 +108,10 @@ def _assert_same(index: DatasetIndex, reference: DatasetIndex) -> None:
     for name in ("indptr", "neighbors", "relations", "edge_ids", "outgoing", "triple_heads", "triple_tails"):
         np.testing.assert_array_equal(getattr(index.snapshot, name), getattr(reference.snapshot, name), name)
     for collection in (NODE_LABELS, RELATION_LABELS):
-        np.testing.assert_allclose(index.embeddings[collection], reference.embeddings[collection], atol=1e-5)
-        assert index.vectors.count(collection) == reference.vectors.count(collection)
+        np.testing.assert_allclose(index.text_vectors(collection), reference.text_vectors(collection), atol=1e-5)
+        # the live points of the layers are the scratch build's collection; the base collection holds the base
+        assert index.layers[collection].points.shape[0] == reference.vectors.count(collection)
+        assert index.vectors.count(collection) == index.layers[collection].n_base
     for query in QUERIES:
         for k in (1, 5, 40):
             found, expected = index.node_candidates(query, k), reference.node_candidates(query, k)
@@ -112,13 +120,16 @@ def _assert_same(index: DatasetIndex, reference: DatasetIndex) -> None:
         assert index.relation_candidates(query, 3).ids.tolist() == reference.relation_candidates(query, 3).ids.tolist()
 
 
-def _through_qdrant(index: DatasetIndex, query: str, k: int) -> list[int]:
-    """Node text ids found by the Qdrant Edge collection (not the exact numpy scan), mapped to text ids."""
-    index.embeddings = {}  # the path of versions without kept embeddings: the collections answer
-    return [t for t, _ in index.search_node_texts(index.embedder.encode([query]), k)[0]]
+def _through_qdrant(index: DatasetIndex, query: str, k: int, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Node text ids found through the Qdrant Edge base collection (not the exact numpy scan) and the delta."""
+    with monkeypatch.context() as patch:
+        patch.setattr(exact, "EXACT_MAX_VALUES", 0)  # small k: the HNSW path
+        return [t for t, _ in index.search_node_texts(index.embedder.encode([query]), k)[0]]
 
 
-def test_incremental_versions_equal_a_scratch_build(manual: kgsvc.KG, tmp_path: Path) -> None:
+def test_incremental_versions_equal_a_scratch_build(
+    manual: kgsvc.KG, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert manual.build_index("sample") == 1 and _mode(manual, 1) == "full"
     assert _changes(manual, tmp_path) == ["incremental"] * 5
     index = manual.index("sample")
@@ -128,28 +139,78 @@ def test_incremental_versions_equal_a_scratch_build(manual: kgsvc.KG, tmp_path: 
     assert row.metrics["node_points_upserted"] == 1 and row.metrics["node_points_deleted"] == 0
     deletions = [v.metrics.get("node_points_deleted") for v in manual.catalog.index_versions("sample")]
     assert any(deletions)  # "Northern Echo" went with its film
+    # no change touched rdf:type or a name predicate outside the plan: the store was not scanned for names again
+    assert [v.metrics["name_plan"] for v in manual.catalog.index_versions("sample")[1:]] == ["kept"] * 5
     with _scratch(manual, tmp_path) as fresh:
         reference = fresh.index("sample")
         assert _mode(fresh, reference.version) == "full"
         _assert_same(index, reference)
-        # the copied collection kept earlier point ids (not text ids) and still answers the same texts
-        assert NODE_LABELS in index.point_texts
+        # the base collection of version 1 serves, with the new texts in the delta and removed ones tombstoned
+        layers = index.layers[NODE_LABELS]
+        assert layers.delta.shape[0] > 0 and layers.tombstones > 0
         for query in QUERIES:
-            assert _through_qdrant(index, query, 6) == _through_qdrant(reference, query, 6)
+            assert _through_qdrant(index, query, 6, monkeypatch) == _through_qdrant(reference, query, 6, monkeypatch)
 
 
 def test_incremental_hnsw_collections_answer_like_a_scratch_build(
     manual: kgsvc.KG, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the exact-search cap lowered, the node collection is an HNSW one (searched through Qdrant Edge for small
-    k): the copied, patched collection answers what a fresh one does."""
+    k): the shared base with the version's tombstones filtered out, plus its delta, answers what a fresh collection
+    does; the replaced version searches the same base shard at the same time with its own tombstones."""
     monkeypatch.setattr(exact, "EXACT_MAX_VALUES", 1_000)
     manual.build_index("sample")
     assert _changes(manual, tmp_path) == ["incremental"] * 5
     index = manual.index("sample")
-    assert json.loads((index.path / "manifest.json").read_text())["hnsw"][NODE_LABELS] is True
+    manifest = json.loads((index.path / "manifest.json").read_text())
+    assert manifest["hnsw"][NODE_LABELS] is True and manifest["backend"]["shards"] == "v1"
     with _scratch(manual, tmp_path) as fresh:
         _assert_same(index, fresh.index("sample"))
+    rows = {v.version: v for v in manual.catalog.index_versions("sample")}
+    previous = index.version - 1
+    with load_index(
+        manual.settings,
+        manual.catalog.index_path("sample", previous),
+        dataset="sample",
+        version=previous,
+        store_version=rows[previous].store_version,
+    ) as older:
+        assert "animated film" not in older.node_texts  # the last change's text is not in the older version
+        found = older.search_node_texts(older.embedder.encode(["animated film"]), 3)[0]
+        assert all(t < len(older.node_texts) for t, _ in found)
+        assert index.search_node_texts(index.embedder.encode(["animated film"]), 1)[0][0][0] == list(
+            index.node_texts
+        ).index("animated film")
+
+
+def test_a_change_to_a_possible_name_predicate_discovers_the_plan_again(manual: kgsvc.KG, tmp_path: Path) -> None:
+    manual.build_index("sample")
+    # "fullTitle" may name films (kgsvc.index.names.discover): the plan is read from the store again (here it
+    # qualifies, so the plan changes and the build is full)
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Paprika> <{EX}fullTitle> "Paprika (2006 film)" }} }}')
+    version = manual.build_index("sample")
+    (row,) = [v for v in manual.catalog.index_versions("sample") if v.version == version]
+    assert row.metrics["name_plan"] == "discovered"
+    assert json.loads((manual.index("sample").path / "manifest.json").read_text())["name_plan"]["discovered"] == [
+        f"{EX}fullTitle"
+    ]
+    # a new type for a film changes the type sizes discovery weighs
+    manual.update(f"INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Paprika> a <{EX}AnimatedFilm> }} }}")
+    version = manual.build_index("sample")
+    (row,) = [v for v in manual.catalog.index_versions("sample") if v.version == version]
+    assert row.metrics["name_plan"] == "discovered"
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(manual.index("sample"), fresh.index("sample"))
+
+
+def test_node_ids_are_found_by_bisection(manual: kgsvc.KG) -> None:
+    """The name plan check looks the changed subjects up in the sorted node terms (IRIs and blank nodes, then
+    literals): every term is found at its id, an absent one is not."""
+    manual.build_index("sample")
+    tables = build_module.load_tables(manual.index("sample").path)
+    assert [build_module._node_id(tables, term) for term in tables.node_terms] == list(range(tables.n_nodes))
+    assert build_module._node_id(tables, f"<{EX}film_absent>") is None
+    assert build_module._node_id(tables, '"zzz never a label"') is None
 
 
 def test_unknown_change_falls_back_to_a_full_build(manual: kgsvc.KG, tmp_path: Path) -> None:
@@ -223,3 +284,67 @@ def test_bulk_load_and_replace_make_the_next_build_full(tmp_path: Path) -> None:
         assert list(kg.index("sample").node_terms) == sorted(
             [f"<{EX}film_R>", '"Red Moon"'], key=lambda t: (t.startswith('"'), t)
         )
+
+
+def _shards(kg: kgsvc.KG) -> tuple[set[str], set[str]]:
+    """The base shard folders on disk and those the kept versions' manifests refer to."""
+    folder = kg.settings.index_dir / "sample"
+    on_disk = {p.name for p in (folder / build_module.SHARDS_FOLDER).iterdir()}
+    used = {json.loads(m.read_text())["backend"]["shards"] for m in folder.glob("v*/manifest.json")}
+    return on_disk, used
+
+
+def test_layers_compact_and_old_bases_go_once_unreferenced(
+    manual: kgsvc.KG, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Successive changes stack on the base of version 1 until the delta and tombstones pass the threshold; that
+    build writes a new base (a compaction, same embeddings), and the old base stays while a kept version uses it."""
+    monkeypatch.setattr(layers_module, "LAYER_MIN_POINTS", 3)
+    monkeypatch.setattr(layers_module, "LAYER_MAX_SHARE", 0.0)
+    manual.build_index("sample")
+    assert _changes(manual, tmp_path) == ["incremental"] * 5
+    rows = {v.version: v for v in manual.catalog.index_versions("sample")}
+    kinds = [rows[v].metrics["layers"] for v in sorted(rows)]
+    assert kinds[0] == "base" and "delta" in kinds[1:] and "base" in kinds[1:], kinds
+    on_disk, used = _shards(manual)
+    assert on_disk == used  # every base a kept version refers to, and no other
+    current, previous = sorted(v for v, row in rows.items() if row.state == "complete")[-2:][::-1]
+    with load_index(
+        manual.settings,
+        manual.catalog.index_path("sample", previous),
+        dataset="sample",
+        version=previous,
+        store_version=rows[previous].store_version,
+    ) as older:  # the replaced version still answers from its base
+        assert older.node_candidates("Satoshi Kon", 1).ids.shape == (1,)
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(manual.index("sample"), fresh.index("sample"))
+    # a new compaction drops the base no kept version refers to
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Z> {LABEL} "Zephyr One", "Zephyr Two", "Zephyr 3" }} }}')
+    manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Y> {LABEL} "Yonder One", "Yonder Two", "Yonder 3" }} }}')
+    assert manual.build_index("sample") == current + 1
+    on_disk, used = _shards(manual)
+    assert on_disk == used and len(on_disk) <= 2
+
+
+@pytest.mark.parametrize("point", ["index-mid-build", "index-before-publish"])
+def test_killed_incremental_build_keeps_the_previous_version(point: str, tmp_path: Path) -> None:
+    """A layered build killed between its stages (a real ``kgsvc index`` that SIGKILLs itself): the previous version
+    serves, and the next build is incremental again and equals a scratch build."""
+    data = tmp_path / "data"
+    with _open(data) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")
+        kg.build_index("sample")
+        kg.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Q> {LABEL} "Quiet Moon" }} }}')
+    env = {**os.environ, "KGSVC_DATA_DIR": str(data), "KGSVC_AUTO_INDEX": "false", faults.ENV: point}
+    killed = subprocess.run(
+        [sys.executable, "-m", "kgsvc", "index", "sample"], env=env, capture_output=True, timeout=300, check=False
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    with _open(data) as kg:
+        assert kg.index("sample").version == 1
+        assert kg.index("sample").node_candidates("Satoshi Kon", 1).ids.shape == (1,)
+        version = kg.build_index("sample")
+        assert version is not None and version > 1 and _mode(kg, version) == "incremental"
+        with _scratch(kg, tmp_path) as fresh:
+            _assert_same(kg.index("sample"), fresh.index("sample"))

@@ -43,6 +43,20 @@ def brute_force(data: np.ndarray, query: np.ndarray, k: int) -> list[tuple[int, 
     return [(i, float(distances[i])) for i in order]
 
 
+def test_excluded_points_are_never_returned(index: VectorIndex, vectors: np.ndarray) -> None:
+    """``exclude``: the tombstones of layered versions (kgsvc.index.layers), a must_not has_id filter."""
+    index.create_collection(NODE_LABELS, vectors.shape[1])
+    index.add(NODE_LABELS, vectors)
+    index.finish(NODE_LABELS)
+    queries = vectors[:5]
+    nearest = [hits[0][0] for hits in index.search(NODE_LABELS, queries, 1)]
+    assert nearest == [0, 1, 2, 3, 4]
+    keep = np.ones(len(vectors), dtype=bool)
+    keep[nearest] = False
+    for query, hits in zip(queries, index.search(NODE_LABELS, queries, 6, exclude=nearest), strict=True):
+        assert [i for i, _ in hits] == [int(np.flatnonzero(keep)[i]) for i, _ in brute_force(vectors[keep], query, 6)]
+
+
 def test_search_equals_brute_force(index: VectorIndex, vectors: np.ndarray) -> None:
     index.create_collection(NODE_LABELS, vectors.shape[1], extra_vectors={GNN_VECTOR: 8})
     index.add(NODE_LABELS, vectors[:400])

@@ -13,7 +13,7 @@ import pytest
 
 import kgsvc
 from kgsvc.qa.graph import QAGraph
-from kgsvc.qa.link import aliases
+from kgsvc.qa.link import LabelIndex, aliases
 from kgsvc.qa.pipeline import QuestionAnswerer
 from kgsvc.settings import Settings
 
@@ -107,3 +107,21 @@ def test_a_name_that_matches_nothing_says_what_was_checked(qa: QuestionAnswerer)
     assert not answer.grounded and answer.failed_stage == "linking"
     assert answer.reason is not None and "no node name or alias of the dataset matches" in answer.reason
     assert "is not in the dataset" not in answer.reason
+
+
+def _tables(index: LabelIndex) -> tuple[object, ...]:
+    assert index.automaton is not None
+    return (index.nodes_of_key, index.alias_nodes, index.class_keys, index.keys, sorted(index.automaton.keys()))
+
+
+def test_a_label_index_built_on_an_earlier_one_equals_a_fresh_one() -> None:
+    """The next index version's label index reuses the earlier one's folded labels: same tables as a fresh build,
+    also when the class nouns (hence the alias rules) changed."""
+    before = ["Queen (band)", "Linda B. Buck", "Emil Theodor Kocher", "Nobel Prize Laureates", "laureate", "x"]
+    after = ["Amélie Poulain", "Emil Theodor Kocher", "Linda B. Buck", "Nobel Prize Laureates", "laureate", "Queen"]
+    earlier = LabelIndex.build(before)
+    assert _tables(LabelIndex.build(after, previous=earlier)) == _tables(LabelIndex.build(after))
+    classes = [4]  # "laureate" a class: "Nobel Prize Laureates" loses its short alias
+    expected = _tables(LabelIndex.build(after, classes=classes))
+    assert _tables(LabelIndex.build(after, classes=classes, previous=earlier)) == expected
+    assert expected != _tables(LabelIndex.build(after))

@@ -116,7 +116,9 @@ def test_worker_killed_mid_build_converges(client_kg: kgsvc.KG, worker: Worker, 
     # the restarted worker's startup recovery failed the dead worker's version and deleted its files
     assert [(v.state, v.error) for v in versions] == [("failed", VERSION_INTERRUPTED), ("complete", None)]
     killed, clean = client_kg.index("killed"), client_kg.index("clean")
-    assert sorted(p.name for p in killed.path.parent.iterdir()) == [killed.path.name]
+    assert sorted(p.name for p in killed.path.parent.iterdir()) == ["shards", killed.path.name]
+    # the base shards of the killed attempt went once the retried version was published (kgsvc.index.build)
+    assert [p.name for p in (killed.path.parent / "shards").iterdir()] == [killed.path.name]
     for kind, name in (("node", NODE_LABELS), ("relation", RELATION_LABELS)):
         texts = json.loads((killed.path / f"{kind}_texts.json").read_text())
         assert texts == json.loads((clean.path / f"{kind}_texts.json").read_text())  # same vector ids
