@@ -9,7 +9,8 @@ count (a load killed after its store write, before :meth:`~kgsvc.catalog.Catalog
 1. **Orphan files.** With the embedded on-disk store (whose RocksDB ``LOCK`` this process now holds, so no other
    process can be bulk-loading into it) every ``bulk-*`` file in the store folder is deleted, and so is every
    staging graph of a replacing load (``urn:kgsvc:staging:…``) that never got swapped in. Index folders
-   ``index_dir/NAME/vN`` that no ``building``/``complete`` row owns are deleted too.
+   ``index_dir/NAME/vN`` that no ``building``/``complete`` row owns are deleted too, and so are base shards
+   ``index_dir/NAME/shards/vN`` that no such row owns and no kept version refers to.
 2. **Dead jobs.** A ``running`` job whose owner process (:mod:`kgsvc.liveness`) is provably dead ends ``failed``
    with ``"interrupted: the process running it stopped"``. A dead ingest job that was a bulk load into an empty
    dataset and had not put all its triples in the store (:data:`ROLLBACK_ON_CRASH`) has the dataset's graph
@@ -58,7 +59,7 @@ from sqlalchemy import select
 from kgsvc.catalog import Catalog
 from kgsvc.db import Dataset, IndexVersion, Job, JobState, utcnow
 from kgsvc.errors import StoreError
-from kgsvc.index.build import delete_version_files
+from kgsvc.index.build import SHARDS_FOLDER, delete_version_files, drop_unused_shards
 from kgsvc.interrupt import INTERRUPTED_PREFIX
 from kgsvc.liveness import owner_state, process_owner
 from kgsvc.settings import Settings
@@ -229,7 +230,8 @@ def _fail_dead_builds(catalog: Catalog, settings: Settings, purely_embedded: boo
 
 
 def _delete_orphan_versions(catalog: Catalog, report: RecoveryReport) -> None:
-    """Delete ``index_dir/NAME/vN`` folders that no ``building`` or ``complete`` row of NAME owns."""
+    """Delete ``index_dir/NAME/vN`` folders that no ``building`` or ``complete`` row of NAME owns, and the base shards
+    ``index_dir/NAME/shards/vN`` that none owns and no kept version refers to (a build killed after writing them)."""
     index_dir = catalog.index_dir
     if index_dir is None or not index_dir.is_dir():
         return
@@ -253,6 +255,11 @@ def _delete_orphan_versions(catalog: Catalog, report: RecoveryReport) -> None:
             report.orphans_deleted += 1
             report.orphan_bytes += _size(folder)
             shutil.rmtree(folder, ignore_errors=True)
+        sizes = {path: _size(path) for path in dataset_dir.glob(f"{SHARDS_FOLDER}/v*")}
+        owned = {version for name, version in live if name == dataset_dir.name}
+        for shards in drop_unused_shards(dataset_dir, keep=owned.__contains__):
+            report.orphans_deleted += 1
+            report.orphan_bytes += sizes.get(shards, 0)
 
 
 def _reconcile_counts(catalog: Catalog, names: set[str] | None, report: RecoveryReport) -> None:

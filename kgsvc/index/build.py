@@ -126,6 +126,7 @@ __all__ = [
     "SHARDS_FOLDER",
     "build_index",
     "delete_version_files",
+    "drop_unused_shards",
     "remove_dataset_indexes",
     "vector_index_for",
 ]
@@ -321,7 +322,7 @@ def build_index(
         # the version this one replaces stays (a query that opened it finishes on it); older ones go
         for old in catalog.remove_index_versions(dataset, below=current.version if current else version):
             delete_version_files(settings, catalog.index_path(dataset, old))
-        _drop_unused_shards(folder.parent, below=version)
+        drop_unused_shards(folder.parent, keep=lambda number: number >= version)  # later: a build under way
         if catalog.index_dir is not None:
             forget_changes(catalog.index_dir, dataset, upto=info.store_version)
         forget_plans(folder.parent / EMBEDDING_FOLDER)  # chunks of a killed attempt are kept until here
@@ -761,17 +762,21 @@ def remove_dataset_indexes(settings: Settings, catalog: Catalog, dataset: str) -
         shutil.rmtree(catalog.index_dir / dataset / SHARDS_FOLDER, ignore_errors=True)
 
 
-def _drop_unused_shards(dataset_dir: Path, *, below: int) -> None:
-    """Delete the base shards ``shards/vN`` (N < ``below``) that no version folder's manifest refers to any more.
+def drop_unused_shards(dataset_dir: Path, *, keep: Callable[[int], bool]) -> list[Path]:
+    """Delete the base shards ``shards/vN`` of the dataset folder ``dataset_dir`` that no version folder's manifest
+    refers to any more, except those ``keep(N)`` holds for (a build in progress); returns the folders deleted.
 
-    O(versions) manifest reads. Shards of ``below`` and later versions are left alone (a build in progress)."""
+    O(versions) manifest reads."""
     used = set()
     for manifest in dataset_dir.glob(f"v*/{MANIFEST}"):
         try:
             used.add(json.loads(manifest.read_text(encoding="utf-8")).get("backend", {}).get("shards"))
         except (OSError, ValueError):
             continue
-    for shards in dataset_dir.glob(f"{SHARDS_FOLDER}/v*"):
+    dropped = []
+    for shards in sorted(dataset_dir.glob(f"{SHARDS_FOLDER}/v*")):
         number = shards.name[1:]
-        if number.isdigit() and int(number) < below and shards.name not in used:
+        if number.isdigit() and not keep(int(number)) and shards.name not in used:
             shutil.rmtree(shards, ignore_errors=True)
+            dropped.append(shards)
+    return dropped

@@ -61,6 +61,10 @@ def test_embedded_mode_fails_every_left_over_job_and_build(tmp_path: Path) -> No
         stray = kg.catalog.index_path("sample", 7)  # a folder no row owns
         stray.mkdir(parents=True)
         (stray / "x.npy").write_bytes(b"0" * 1000)
+        shards = [folder.parent / "shards" / f"v{n}" for n in (version, 9)]  # base shards of the dead build, of none
+        for path in shards:
+            path.mkdir(parents=True)
+            (path / "segment").write_bytes(b"0" * 100)
         # even another host's rows: this process holds the store's LOCK, so their process is gone
         set_owner(kg, Job, "elsewhere/x/1/1", id=running)
         set_owner(kg, IndexVersion, "elsewhere/x/1/1", version=version)
@@ -73,9 +77,9 @@ def test_embedded_mode_fails_every_left_over_job_and_build(tmp_path: Path) -> No
         assert (kg.job(pending).state, kg.job(pending).error) == ("failed", JOB_NEVER_RAN)
         (row,) = kg.catalog.index_versions("sample")
         assert (row.state, row.error) == ("failed", VERSION_INTERRUPTED)
-        assert not folder.exists() and not stray.exists()
+        assert not folder.exists() and not stray.exists() and not any(path.exists() for path in shards)
         assert not list((data / "store").glob("bulk-*"))
-        assert report.orphans_deleted == 3 and report.orphan_bytes >= 4096 + 1000
+        assert report.orphans_deleted == 5 and report.orphan_bytes >= 4096 + 1000 + 200
         assert report.counts_fixed == {}  # the ingest job's dataset was counted: it agreed
 
 
