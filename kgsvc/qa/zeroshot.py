@@ -20,8 +20,10 @@ margin, and a word closer to it by less ("sex" ↔ "gender", "job" ↔ "professi
 part of its miss. Against it, ``t(w | NULL) = miss^(½ · min(1, c*/τ))`` with ``c*`` the word's best contrast: a
 path that leaves a relation word of the question unread pays for it (before 2026-11-26 ``t(w | NULL) = 1``, and a
 path one step short of the question scored best whenever the missing relation's word was a weak paraphrase). Words
-that name the class of the answer ("which movies", "the club that …", :func:`class_words`) go to NULL for free.
-Function words ("what", "the", "of") only go to NULL; "where" and "when" are not function words here (they ask for
+that name only the class of the answer ("which football club", "which person directed", :func:`class_words`) go to
+NULL for free; a class word followed by a function word ("what sex is X 's dad") is read like any other word (until
+2026-11-26 (zs) it was free too, as was the noun before a relative pronoun, and "what sex is X 's dad" read as the
+dad). Function words ("what", "the", "of") only go to NULL; "where" and "when" are not function words here (they ask for
 a place or a time). Words of a linked entity that a path leaves unused explain a step only by spelling its label:
 "Norway" is a country, but "the players of X from Norway" is not X's players' countries. A step that walks back
 its neighbour's relation ("the films that share actors with X": starred → starred⁻¹) may also be explained by a
@@ -119,23 +121,29 @@ def mark_returns(steps: Sequence[Step]) -> tuple[Step, ...]:
     return tuple(out)
 
 
-#: Words after a noun that open a relative clause about it ("the movies that", "the person who").
-_RELATIVES = frozenset({"that", "who", "which", "whose", "whom"})
-
-
 def class_words(tokens: Sequence[str]) -> frozenset[str]:
-    """The content words of a question that name the class of what is asked rather than a relation: the noun
-    right after a wh-determiner ("which movies …", "what person …") or right before a relative pronoun ("the movies
-    that …"). Leaving them unexplained costs a path nothing (:meth:`GraphLexicon.null_prob`).
+    """The content words of a question that name the class of what is asked and no relation: a word right after a
+    wh-determiner that another content word or a share cue follows, the class's head or the verb it is the subject
+    of ("which *football* club …", "which *person* directed …", "which *films* share …"). Leaving them unexplained
+    costs a path nothing (:meth:`GraphLexicon.null_prob`). A word that a function word follows ("what *sex* is X 's
+    dad", "which *movies* did X direct") may be the relation asked for ("sex" ↔ *gender*) and is read like any other
+    word: it goes to NULL for free only when it names no relation.
 
     >>> sorted(class_words("which person directed the films that x wrote".split()))
-    ['films', 'person']
+    ['person']
+    >>> sorted(class_words("which films share the director of x".split()))
+    ['films']
+    >>> sorted(class_words("what sex is x 's dad".split()))
+    []
     """
     out = set()
-    for i, t in enumerate(tokens):
-        if t in FUNCTION_WORDS:
-            continue
-        if (i > 0 and tokens[i - 1] in WH_DETERMINERS) or (i + 1 < len(tokens) and tokens[i + 1] in _RELATIVES):
+    for i, t in enumerate(tokens[1:-1], start=1):
+        after = tokens[i + 1]
+        if (
+            t not in FUNCTION_WORDS
+            and tokens[i - 1] in WH_DETERMINERS
+            and (after not in FUNCTION_WORDS or after in SHARE_CUES)
+        ):
             out.add(t)
     return frozenset(out)
 
