@@ -1,5 +1,6 @@
-"""The sample KG loaded and indexed once per module (real store, real MiniLM embeddings, real snapshot), and
-:func:`indexed_turtle` for a test's own small graph."""
+"""The sample KG loaded and indexed once per module (real store, real MiniLM embeddings, real snapshot);
+:func:`indexed_turtle` for a test's own small graph; :func:`zero_shot_answerer` and :func:`top_signature` for the
+ranking tests on small triple lists."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 import kgsvc
+from kgsvc.qa.graph import QAGraph, load_embedder
+from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer, _main_spans
 
 
 @pytest.fixture(scope="module")
@@ -28,3 +31,17 @@ def indexed_turtle(folder: Path, dataset: str, turtle: str) -> Iterator[kgsvc.KG
         kg.load(folder / f"{dataset}.ttl", dataset=dataset)
         kg.build_index(dataset)
         yield kg
+
+
+def zero_shot_answerer(kb: list[tuple[str, str, str]], name: str) -> QuestionAnswerer:
+    """A question answerer over the triples ``kb`` (real MiniLM embeddings) with no exemplars at all."""
+    graph = QAGraph.from_triples(kb, base_iri=f"https://kgsvc.local/{name}/", embed=load_embedder(), name=name)
+    return QuestionAnswerer(graph)
+
+
+def top_signature(qa: QuestionAnswerer, question: str, **options: float) -> tuple[tuple[tuple[str, bool], ...], ...]:
+    """The pattern signature (steps of each path) the ranker puts first for ``question``, with ``options``
+    overriding :class:`QAOptions`' defaults."""
+    opts = QAOptions(**options)  # type: ignore[arg-type]
+    spans = _main_spans(qa.linker.link(question), opts.min_relative_score)
+    return qa.ranker.rank(question, spans, opts)[0].signature

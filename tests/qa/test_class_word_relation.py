@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from kgsvc.qa.graph import QAGraph, load_embedder
-from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer, _main_spans
+from kgsvc.qa.pipeline import QuestionAnswerer
+from tests.qa.conftest import top_signature, zero_shot_answerer
 
 FAMILY = [
     ("Ines Koral", "parents", "Tomas Koral"),
@@ -46,25 +46,14 @@ CLUBS = [
 ]
 
 
-def _answerer(kb: list[tuple[str, str, str]], name: str) -> QuestionAnswerer:
-    graph = QAGraph.from_triples(kb, base_iri=f"https://kgsvc.local/{name}/", embed=load_embedder(), name=name)
-    return QuestionAnswerer(graph)  # no exemplars at all
-
-
 @pytest.fixture(scope="module")
 def clubs() -> QuestionAnswerer:
-    return _answerer(CLUBS, "clubs")
+    return zero_shot_answerer(CLUBS, "clubs")
 
 
 @pytest.fixture(scope="module")
 def family() -> QuestionAnswerer:
-    return _answerer(FAMILY, "koral")
-
-
-def _top(qa: QuestionAnswerer, question: str) -> tuple[tuple[tuple[str, bool], ...], ...]:
-    opts = QAOptions()
-    spans = _main_spans(qa.linker.link(question), opts.min_relative_score)
-    return qa.ranker.rank(question, spans, opts)[0].signature
+    return zero_shot_answerer(FAMILY, "koral")
 
 
 @pytest.mark.parametrize(
@@ -77,7 +66,7 @@ def _top(qa: QuestionAnswerer, question: str) -> tuple[tuple[tuple[str, bool], .
 def test_a_class_word_that_names_a_relation_is_a_step(
     family: QuestionAnswerer, question: str, steps: list[tuple[str, bool]]
 ) -> None:
-    assert _top(family, question) == (tuple(steps),)
+    assert top_signature(family, question) == (tuple(steps),)
 
 
 def test_the_answer_is_the_dads_gender(family: QuestionAnswerer) -> None:
@@ -87,4 +76,4 @@ def test_the_answer_is_the_dads_gender(family: QuestionAnswerer) -> None:
 
 
 def test_a_class_word_before_its_head_names_only_the_class(clubs: QuestionAnswerer) -> None:
-    assert _top(clubs, "which football club does Ivo Brandt play for") == ((("plays in club", True),),)
+    assert top_signature(clubs, "which football club does Ivo Brandt play for") == ((("plays in club", True),),)

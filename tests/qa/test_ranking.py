@@ -7,7 +7,8 @@ import pytest
 
 from kgsvc.qa.exemplars import Exemplar, ExemplarSet, mask_question
 from kgsvc.qa.graph import QAGraph, load_embedder
-from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer, _main_spans
+from kgsvc.qa.pipeline import QuestionAnswerer
+from tests.qa.conftest import top_signature
 
 KB = [
     ("anna", "parents", "bert"),
@@ -50,9 +51,7 @@ def qa() -> QuestionAnswerer:
 
 def _top(qa: QuestionAnswerer, question: str, **options: float) -> tuple[tuple[tuple[str, bool], ...], ...]:
     # a curated set that covers the questions' wording: its lexicon and votes count fully whatever its size
-    opts = QAOptions(**{"align_full_at": 0, "vote_full_at": 0, **options})  # type: ignore[arg-type]
-    spans = _main_spans(qa.linker.link(question), opts.min_relative_score)
-    return qa.ranker.rank(question, spans, opts)[0].signature
+    return top_signature(qa, question, **{"align_full_at": 0, "vote_full_at": 0, **options})
 
 
 @pytest.mark.parametrize(

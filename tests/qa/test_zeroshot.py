@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from kgsvc.qa.align import question_tokens, reading_order
-from kgsvc.qa.graph import QAGraph, load_embedder
-from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer, _main_spans
+from kgsvc.qa.graph import load_embedder
+from kgsvc.qa.pipeline import QuestionAnswerer
 from kgsvc.qa.zeroshot import RETURN, GraphLexicon, mark_returns, phrasings
+from tests.qa.conftest import top_signature, zero_shot_answerer
 
 KB = [
     ("Night Train", "directed_by", "Ada Brook"),
@@ -35,14 +36,7 @@ KB = [
 
 @pytest.fixture(scope="module")
 def qa() -> QuestionAnswerer:
-    graph = QAGraph.from_triples(KB, base_iri="https://kgsvc.local/films/", embed=load_embedder(), name="films")
-    return QuestionAnswerer(graph)  # no exemplars at all
-
-
-def _top(qa: QuestionAnswerer, question: str, **options: float) -> tuple[tuple[tuple[str, bool], ...], ...]:
-    opts = QAOptions(**options)  # type: ignore[arg-type]
-    spans = _main_spans(qa.linker.link(question), opts.min_relative_score)
-    return qa.ranker.rank(question, spans, opts)[0].signature
+    return zero_shot_answerer(KB, "films")
 
 
 @pytest.mark.parametrize(
@@ -65,7 +59,7 @@ def _top(qa: QuestionAnswerer, question: str, **options: float) -> tuple[tuple[t
 def test_no_exemplars_reads_hops_and_order_from_the_question(
     qa: QuestionAnswerer, question: str, steps: list[tuple[str, bool]]
 ) -> None:
-    assert _top(qa, question) == (tuple(steps),)
+    assert top_signature(qa, question) == (tuple(steps),)
 
 
 def test_the_answer_of_a_two_hop_question_without_exemplars(qa: QuestionAnswerer) -> None:
@@ -77,7 +71,7 @@ def test_the_answer_of_a_two_hop_question_without_exemplars(qa: QuestionAnswerer
 
 def test_without_the_zero_shot_terms_the_two_hop_question_is_read_as_one_hop(qa: QuestionAnswerer) -> None:
     """The measured failure of issue 16: similarity and a hop penalty alone stop at the first relation."""
-    assert len(_top(qa, "who directed the movies starring Tom Vale", w_zero=0.0)[0]) == 1
+    assert len(top_signature(qa, "who directed the movies starring Tom Vale", w_zero=0.0)[0]) == 1
 
 
 def test_graph_lexicon_prefers_the_relation_a_word_names() -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from kgsvc.qa.graph import QAGraph, load_embedder
-from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer, _main_spans
+from kgsvc.qa.pipeline import QuestionAnswerer
+from tests.qa.conftest import top_signature, zero_shot_answerer
 
 CLUBS = [
     ("Ivo Brandt", "plays_in_club", "Ajaccio Reds"),
@@ -49,25 +49,14 @@ FAMILY = [
 ]
 
 
-def _answerer(kb: list[tuple[str, str, str]], name: str) -> QuestionAnswerer:
-    graph = QAGraph.from_triples(kb, base_iri=f"https://kgsvc.local/{name}/", embed=load_embedder(), name=name)
-    return QuestionAnswerer(graph)  # no exemplars at all
-
-
 @pytest.fixture(scope="module")
 def clubs() -> QuestionAnswerer:
-    return _answerer(CLUBS, "clubs")
+    return zero_shot_answerer(CLUBS, "clubs")
 
 
 @pytest.fixture(scope="module")
 def family() -> QuestionAnswerer:
-    return _answerer(FAMILY, "family")
-
-
-def _top(qa: QuestionAnswerer, question: str) -> tuple[tuple[tuple[str, bool], ...], ...]:
-    opts = QAOptions()
-    spans = _main_spans(qa.linker.link(question), opts.min_relative_score)
-    return qa.ranker.rank(question, spans, opts)[0].signature
+    return zero_shot_answerer(FAMILY, "family")
 
 
 @pytest.mark.parametrize(
@@ -75,7 +64,7 @@ def _top(qa: QuestionAnswerer, question: str) -> tuple[tuple[tuple[str, bool], .
     ["which player in Ajaccio Reds is from Norway", "name a player who plays at Forward from Norway"],
 )
 def test_both_conditions_not_a_path_that_reads_the_name_as_a_relation(clubs: QuestionAnswerer, question: str) -> None:
-    signature = _top(clubs, question)
+    signature = top_signature(clubs, question)
     assert len(signature) == 2  # a conjunction of the two mentions
     assert ("plays for country", False) in {path[0] for path in signature}
 
@@ -96,4 +85,4 @@ def test_the_conjunction_answers(clubs: QuestionAnswerer) -> None:
 def test_a_relation_word_left_unread_costs_the_shorter_path(
     family: QuestionAnswerer, question: str, steps: list[tuple[str, bool]]
 ) -> None:
-    assert _top(family, question) == (tuple(steps),)
+    assert top_signature(family, question) == (tuple(steps),)
