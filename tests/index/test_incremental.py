@@ -98,6 +98,13 @@ def _scratch(kg: kgsvc.KG, tmp_path: Path) -> kgsvc.KG:
     return fresh
 
 
+def _version(kg: kgsvc.KG, version: int) -> DatasetIndex:
+    """Index version ``version`` of the sample dataset, opened on its own (a context manager)."""
+    row = next(v for v in kg.catalog.index_versions("sample") if v.version == version)
+    path = kg.catalog.index_path("sample", version)
+    return load_index(kg.settings, path, dataset="sample", version=version, store_version=row.store_version)
+
+
 def _assert_same(index: DatasetIndex, reference: DatasetIndex) -> None:
     assert list(index.node_terms) == list(reference.node_terms)
     assert list(index.relation_terms) == list(reference.relation_terms)
@@ -166,15 +173,7 @@ def test_incremental_hnsw_collections_answer_like_a_scratch_build(
     assert manifest["hnsw"][NODE_LABELS] is True and manifest["backend"]["shards"] == "v1"
     with _scratch(manual, tmp_path) as fresh:
         _assert_same(index, fresh.index("sample"))
-    rows = {v.version: v for v in manual.catalog.index_versions("sample")}
-    previous = index.version - 1
-    with load_index(
-        manual.settings,
-        manual.catalog.index_path("sample", previous),
-        dataset="sample",
-        version=previous,
-        store_version=rows[previous].store_version,
-    ) as older:
+    with _version(manual, index.version - 1) as older:
         assert "animated film" not in older.node_texts  # the last change's text is not in the older version
         found = older.search_node_texts(older.embedder.encode(["animated film"]), 3)[0]
         assert all(t < len(older.node_texts) for t, _ in found)
@@ -309,13 +308,7 @@ def test_layers_compact_and_old_bases_go_once_unreferenced(
     on_disk, used = _shards(manual)
     assert on_disk == used  # every base a kept version refers to, and no other
     current, previous = sorted(v for v, row in rows.items() if row.state == "complete")[-2:][::-1]
-    with load_index(
-        manual.settings,
-        manual.catalog.index_path("sample", previous),
-        dataset="sample",
-        version=previous,
-        store_version=rows[previous].store_version,
-    ) as older:  # the replaced version still answers from its base
+    with _version(manual, previous) as older:  # the replaced version still answers from its base
         assert older.node_candidates("Satoshi Kon", 1).ids.shape == (1,)
     with _scratch(manual, tmp_path) as fresh:
         _assert_same(manual.index("sample"), fresh.index("sample"))
