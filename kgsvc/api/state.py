@@ -49,11 +49,12 @@ class ApiState:
         if known is not None and now - known[0] <= DATASET_CACHE_S:
             return known[1]
         check_dataset_name(name)
-        if not self.kg.catalog.exists(name):
+        try:
+            named = self.kg.catalog.named_graphs(name)  # one read; DatasetError naming the known datasets if unknown
+        except DatasetError:
             self._known.pop(name, None)
-            self.kg.catalog.get(name)  # raises DatasetError naming the known datasets
-            raise DatasetError(f"unknown dataset {name!r}", dataset=name)
-        graphs = DatasetGraphs(name, dataset_graph(name).value, tuple(self.kg.catalog.named_graphs(name)))
+            raise
+        graphs = DatasetGraphs(name, dataset_graph(name).value, tuple(named))
         self._known[name] = (now, graphs)
         return graphs
 

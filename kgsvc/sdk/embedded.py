@@ -440,10 +440,11 @@ class KG:
         self.store.update(update, base_iri=base_iri)
         if scope.every_write:
             self._drop_orphan_graphs()
-        stored = set(self.store.graphs())
+        # a named graph the update dropped is no longer the dataset's (another may claim it); listing the store's
+        # graphs only when some dataset here has named graphs
+        stored = set(self.store.graphs()) if any(len(g) > 1 for g in graphs.values()) else set()
         changed = []
         for name in names:
-            # a named graph the update dropped is no longer the dataset's (another may claim it)
             self.catalog.release_graphs(name, [g for g in graphs[name][1:] if g not in stored])
             counts = [self.store.count(g) for g in graphs[name]]
             after = counts[0]  # the dataset's own triple count: its default graph's
