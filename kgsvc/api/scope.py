@@ -9,9 +9,9 @@ the dataset's graph ``<urn:kgsvc:dataset:NAME>``, its named graphs are the graph
   graph is refused (:func:`check_query_scope`).
 * An update may name the dataset's graphs and graphs nobody owns yet, which the dataset then owns
   (:func:`update_claims`); ``ALL``, ``NAMED`` and graph variables reach only the dataset's graphs
-  (:func:`kgsvc.api.sparql_text.rewrite_update` expands and filters them). A graph of another dataset, a graph IRI
-  kgsvc reserves (``urn:kgsvc:…``), the store's own default graph or a graph the text does not let it resolve are
-  refused.
+  (:func:`kgsvc.api.sparql_text.rewrite_update` expands and filters them; ``DEFAULT`` is the dataset's graph). A
+  graph of another dataset, a graph IRI kgsvc reserves (``urn:kgsvc:…``) or a graph the text does not let it
+  resolve are refused.
 
 Refusals are ``403`` naming the graph; ``/sparql`` reaches every graph.
 """
