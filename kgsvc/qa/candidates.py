@@ -16,7 +16,9 @@ candidates are enumerated on the graph snapshot (never by SPARQL round trips), i
   both: one hop each, or (since 2026-11-26) one of them two hops, at most ``max_hops`` steps in all ("which
   laureates born in X won the prize in *physics*": born in X; won a prize whose category is physics). A two-hop
   branch starts with the step that most of its anchor's edges are (an attribute's value, named without its
-  relation) and is one that some walk takes without going straight back.
+  relation) and is one that some walk takes without going straight back. On request (``one_anchor``, since
+  2026-11-26 (nob): the question coordinates two relation words), also two different one-step branches from one
+  linked node ("which laureates were both *born* and *died* in X").
 
 A candidate is identified by its branches ``(anchor node, steps)``; its **signature** (relation keys instead of
 ids, anchors dropped) is what exemplars vote on (:func:`kgsvc.qa.exemplars.signature` gives the same for an
@@ -224,6 +226,7 @@ def enumerate_candidates(
     conjunctions: bool = True,
     max_entries: int = 200_000,
     backtrack: bool = True,
+    one_anchor: bool = False,
 ) -> Enumeration:
     """The grounded candidate patterns around ``anchors`` (module docstring).
 
@@ -242,6 +245,9 @@ def enumerate_candidates(
     backtrack : bool, default True
         Walks may go straight back and round self-loops both ways (module docstring); ``False`` for an injective
         matcher.
+    one_anchor : bool, default False
+        Also enumerate the conjunctions of two different one-step branches from one anchor ("which laureates were
+        both born and died in X"; :func:`_one_anchor_conjunctions`).
 
     Returns
     -------
@@ -273,7 +279,28 @@ def enumerate_candidates(
                 if m1 == m2 or a1 == a2:
                     continue
                 candidates += _conjunctions((m1, a1), (m2, a2), arms[a1], arms[a2], max_hops)
+        if one_anchor:
+            for mention, anchor in anchors:
+                candidates += _one_anchor_conjunctions(mention, anchor, arms[anchor])
     return Enumeration(candidates, truncated)
+
+
+def _one_anchor_conjunctions(
+    mention: int, anchor: int, arms: Sequence[tuple[tuple[RelStep, ...], I64]]
+) -> list[CandidatePattern]:
+    """The conjunctions of two different one-step branches from one anchor whose ends meet at a node other than
+    the anchor: one entity under two conditions ("born and died in X": ``← birth place`` and ``← death place``).
+    O(k²) sorted-set intersections for the anchor's k one-step arms."""
+    steps = [(s, e) for s, e in arms if len(s) == 1]
+    out = []
+    for i, (s1, e1) in enumerate(steps):
+        for s2, e2 in steps[i + 1 :]:
+            common = np.intersect1d(e1, e2, assume_unique=True)
+            common = common[common != anchor]
+            if common.size:
+                branches = (Branch(mention, anchor, s1), Branch(mention, anchor, s2))
+                out.append(CandidatePattern(branches, int(common.size)))
+    return out
 
 
 #: Longest branch of a conjunction ("which *physics* laureates were born in X": a laureate's prize's category).

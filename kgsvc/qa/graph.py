@@ -39,6 +39,12 @@ Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 Search = Callable[[npt.NDArray[np.float32], int], tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]
 
 _LITERAL = re.compile(r'^"(?P<lex>(?:[^"\\]|\\.)*)"(?:@(?P<lang>[A-Za-z0-9-]+)|\^\^<(?P<dt>[^>]*)>)?$')
+#: A label that reads as a year or an ISO 8601 date (with an optional time): "1999", "1956-02-19", "2003-05".
+_TIME_LABEL = re.compile(
+    r"^\d{4}(?:-\d{2}(?:-\d{2})?)?(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
+)
+#: A literal datatype of a date or a time (``xsd:date``, ``xsd:dateTime``, ``xsd:gYear``, ``xsd:time``, …).
+_TIME_TYPE = re.compile(r"[#/](?:date|time|gyear)", re.IGNORECASE)
 _UNESCAPE = {"\\n": "\n", "\\r": "\r", "\\t": "\t", '\\"': '"', "\\\\": "\\"}
 
 
@@ -105,6 +111,7 @@ class QAGraph:
     _node_ids: dict[str, int] | None = field(default=None, repr=False)
     _type_relation: int | None = field(default=None, repr=False)  # -1: none
     _classes: list[int] | None = field(default=None, repr=False)
+    _times: frozenset[int] | None = field(default=None, repr=False)
 
     @classmethod
     def from_index(cls, index: Any, *, name: str = "") -> QAGraph:
@@ -188,6 +195,20 @@ class QAGraph:
         if relation is None:
             return frozenset()
         return frozenset(n for c in classes for n in self.snapshot.neighbors_via(c, relation, outgoing=False).tolist())
+
+    def times(self) -> frozenset[int]:
+        """The nodes that are a date or a time: literals of a date or time datatype, and nodes whose label reads
+        as a year or an ISO 8601 date (a graph of plain triples has its years as entities: "1999"). What a question
+        opening with "when" asks for. O(nodes) once, then cached."""
+        if self._times is None:
+            found = set()
+            for node, (term, label) in enumerate(zip(self.node_terms, self.node_labels, strict=True)):
+                if _TIME_LABEL.match(str(label).strip()):
+                    found.add(node)
+                elif term.startswith('"') and "^^<" in term and _TIME_TYPE.search(term[term.rindex("^^<") :]):
+                    found.add(node)
+            self._times = frozenset(found)
+        return self._times
 
     def node_id(self, term: str) -> int | None:
         """The node id of the N-Triples term text ``term`` (``<iri>``, ``"lex"…``, ``_:b``), or ``None``.

@@ -29,6 +29,12 @@ its plural, or to a common noun of :data:`COMMON_NOUNS` (after ``the``/``a``/``a
 not an entity: :meth:`EntityLinker.link_types` returns it as a type constraint (with the class nodes, if any) so
 that the pipeline filters answers by ``rdf:type`` instead of answering about the class node.
 
+**Case** (2026-11-26): in a question written with capitals (:func:`is_cased`: a capital after its first word), a
+one-word span in lower case that matched only labels with capitals ("born" ↔ the family name "Born", "co" of
+"co-laureates" ↔ the country code "CO", "in" ↔ "IN") is a common word or a word fragment, not a name: its score is
+multiplied by ``_CASE_MISMATCH`` (a stop word's weight), so it never stands beside a real mention. A question in
+lower case throughout ("who directed paprika") says nothing by its case and links as before.
+
 Every mention's score is multiplied by its **specificity**: ``1 / (1 + 40 · rate)`` where ``rate`` is how often
 the mention's words occur in the dataset's exemplar questions with their entities masked (template words such
 as "director" or "film" are frequent there), or a small stop-word list when there are no exemplars.
@@ -60,6 +66,7 @@ __all__ = [
     "TypeMention",
     "aliases",
     "fold",
+    "is_cased",
 ]
 
 #: Words that never make a mention on their own (used for n-gram filtering and as the default "common" test).
@@ -86,6 +93,9 @@ _NAME_TOKEN = re.compile(r"^[A-Z\u00c0-\u024f][\w'\u2019-]*\.?$")
 _NUMBER = re.compile(r"^\d+$")
 
 _WORD = re.compile(r"\w+(?:[-'.]\w+)*", re.UNICODE)
+#: The weight of a lower-case word of a cased question that only case folding links to a name (:func:`_common_word`):
+#: the weight of a stop word, so that it never stands beside a real mention (``QAOptions.min_relative_score``).
+_CASE_MISMATCH = 0.025
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 #: ``search(vectors, k) -> (ids, distances)``, both of shape ``(len(vectors), k)``, distances true L2.
@@ -478,6 +488,7 @@ class EntityLinker:
         spans = []
         types = []
         question_words = {w for w in folded.split() if w not in STOPWORDS}
+        cased = is_cased(question)
         for start, end, key in found:
             if any(start < b and a < end for a, b in taken):
                 continue
@@ -502,7 +513,9 @@ class EntityLinker:
                 qualifiers = dict(self.index.alias_nodes[key])
                 ranked = [(n, 0.85, 0.0) for n in self._rank(list(qualifiers), question_words, qualifiers)]
                 base, method = 0.85, "alias"
-            spans.append(LinkedSpan(text, start, end, method, base * self.specificity(key), tuple(ranked)))
+            labels = [self.index.labels[n] for n, _, _ in ranked]
+            weight = _CASE_MISMATCH if cased and _common_word(text, labels) else 1.0
+            spans.append(LinkedSpan(text, start, end, method, base * weight * self.specificity(key), tuple(ranked)))
         spans.sort(key=lambda s: s.start)
         types.sort(key=lambda t: t.start)
         return spans, types
@@ -617,6 +630,36 @@ class EntityLinker:
                 score = 0.7 * nodes[0][1] * self.specificity(folded[start:end])
                 hits.append(LinkedSpan(question[start:end], start, end, "vector", score, tuple(nodes)))
         return _non_overlapping(hits)
+
+
+def is_cased(question: str) -> bool:
+    """Whether ``question`` is written with capitals (a capital letter after its first word): then its lower-case
+    words are common words, not names.
+
+    >>> is_cased("When were the co-laureates of Roderick MacKinnon born?"), is_cased("who directed paprika")
+    (True, False)
+    >>> is_cased("Who directed paprika?")
+    False
+    """
+    first = _WORD.search(question)
+    rest = question[first.end() :] if first is not None else question
+    return any(c.isupper() for c in rest)
+
+
+def _common_word(text: str, labels: Sequence[str]) -> bool:
+    """Whether ``text`` is one word in lower case and every label it matched has a capital letter: in a cased
+    question (:func:`is_cased`) a common word or a word fragment ("born", "co" of "co-laureates", "in") that only
+    case folding made equal to a name ("Born", a family name; "CO", a country code).
+
+    >>> _common_word("born", ["Born"]), _common_word("female", ["female"]), _common_word("Born", ["Born"])
+    (True, False, False)
+    """
+    return (
+        bool(labels)
+        and len(text.split()) == 1
+        and text == text.lower()
+        and all(label != label.lower() for label in labels)
+    )
 
 
 def _non_overlapping(spans: list[LinkedSpan]) -> list[LinkedSpan]:

@@ -64,7 +64,7 @@ from kgsvc import interrupt
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
-from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
+from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, steps_into, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
@@ -100,6 +100,8 @@ _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:\S+\s+)?$", re.IGNORECASE)
 #: A question that asks for a person ("who won …", "whom did …").
 _WHO = re.compile(r"\W*(?:who|whom)\b", re.IGNORECASE)
+#: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
+_WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -141,6 +143,9 @@ class QuestionAnswerer:
     _linker: EntityLinker | None = field(default=None, repr=False)
     _ranker: CandidateRanker | None = field(default=None, repr=False)
     _earlier_labels: LabelIndex | None = field(default=None, repr=False)
+    _time_steps: tuple[frozenset[tuple[int, bool]], frozenset[tuple[int, bool]]] | None = field(
+        default=None, repr=False
+    )
 
     # -- setup ---------------------------------------------------------------------------------------------------
 
@@ -263,7 +268,7 @@ class QuestionAnswerer:
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
             asked = self._asked_classes(question, spans, linked.types)
-            chosen = self._grounded_pattern(question, spans, opts, inferred, asked)
+            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, _asks_time(question))
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -454,15 +459,21 @@ class QuestionAnswerer:
         opts: QAOptions,
         inferred: dict[CandidatePattern, list[Prediction]] | None = None,
         classes: Sequence[int] = (),
+        time: bool | None = None,
     ) -> _Chosen | None:
         """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of
         the class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that
         can end at an instance of one are ranked, when any can; the answers are filtered by type afterwards too
-        (:meth:`_typed`)."""
+        (:meth:`_typed`). With ``time`` (:func:`_asks_time`: ``True`` for "when …", ``False`` for "where …"), only
+        candidates whose last steps can end at a date or time (:meth:`QAGraph.times`), or at something else, are
+        ranked, when any are."""
         extra = list(inferred or ())
         ranked = []
+        keeps = [] if time is None else [self._ends_at_time(time)]
         if classes:
-            ranked = self.ranker.rank(question, spans, opts, extra, keep=_ends_in(self.graph, classes))
+            keeps.append(_ends_in(self.graph, classes))
+        if keeps:
+            ranked = self.ranker.rank(question, spans, opts, extra, keep=lambda c: all(k(c) for k in keeps))
         if not ranked:
             ranked = self.ranker.rank(question, spans, opts, extra)
         if not ranked:
@@ -492,6 +503,25 @@ class QuestionAnswerer:
         anchors = {i: b.mention for i, b in enumerate(chosen.candidate.branches)}
         source: Literal["candidate", "baseline"] = "candidate" if self.exemplars is not None else "baseline"
         return _Chosen(pattern, names, anchors, source, chosen.score, chosen.signature, chosen.candidate)
+
+    def _ends_at_time(self, time: bool) -> Callable[[CandidatePattern], bool]:
+        """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates every branch of which ends with a step that
+        can reach a date or time (``time``: "when …") or a node that is none ("where …"), by the steps into
+        :meth:`QAGraph.times` and into the other nodes (:func:`~kgsvc.qa.candidates.steps_into`).
+
+        Notes
+        -----
+        O(edges) once per graph (the steps into every node), then O(branches) per candidate.
+        """
+        if self._time_steps is None:
+            times = self.graph.times()
+            others = set(range(self.graph.snapshot.n_nodes)) - times
+            self._time_steps = (
+                frozenset(steps_into(self.graph.snapshot, times)),
+                frozenset(steps_into(self.graph.snapshot, others)),
+            )
+        steps = self._time_steps[0 if time else 1]
+        return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
 
     # -- pattern: LLM under a per-question schema ----------------------------------------------------------------
 
@@ -717,6 +747,18 @@ def _ends_in(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePat
     typed = graph.instances(classes)
     can_end = class_filter(graph, typed)
     return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(graph.snapshot, c))
+
+
+def _asks_time(question: str) -> bool | None:
+    """``True`` for a question that opens with "when" (it asks for a date or a time), ``False`` for one that opens
+    with "where" (a place: not a date), ``None`` otherwise ("which institution was X working at *when* …" asks for
+    an institution).
+
+    >>> _asks_time("When was Linda Buck born?"), _asks_time("Where was she born?"), _asks_time("Who won?")
+    (True, False, None)
+    """
+    m = _WHEN_WHERE.match(question)
+    return None if m is None else m.group(1).lower() == "when"
 
 
 def _asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:

@@ -21,7 +21,9 @@ X, its label's only artist).
 Without exemplars the alignment is the zero-shot one of :mod:`kgsvc.qa.zeroshot` (``w_zero``), and a conjunction
 may have one branch's first step, or both branches', stated by its entity alone ("the players of X **from Y**":
 *from* is a function word, Y's name says *country*; "the *chemistry* prize": the node only prizes' *category*
-points to; :meth:`CandidateRanker._named_branch_scores`).
+points to; :meth:`CandidateRanker._named_branch_scores`). A question that coordinates two relation words
+(:func:`coordinates`: "both *born* and *died* in X") also gets the conjunctions of two one-step branches from one
+entity; an entity states no branch of such a conjunction.
 
 Entry point: :meth:`CandidateRanker.rank`.
 """
@@ -43,7 +45,7 @@ from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_k
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.zeroshot import GraphLexicon, class_words, mark_returns, phrasings
+from kgsvc.qa.zeroshot import FUNCTION_WORDS, GraphLexicon, class_words, mark_returns, phrasings, plain_cues
 
 __all__ = [
     "CLASS_MIN_COS",
@@ -51,6 +53,7 @@ __all__ = [
     "QuestionView",
     "RankedCandidate",
     "class_filter",
+    "coordinates",
     "nearest_classes",
     "vote_confidence",
 ]
@@ -159,7 +162,11 @@ class CandidateRanker:
         """
         anchors = [(i, n) for i, s in enumerate(spans) for n, _, _ in s.nodes[: opts.nodes_per_mention]]
         enumeration = enumerate_candidates(
-            self.graph.snapshot, anchors, max_hops=opts.max_hops, backtrack=opts.node_reuse
+            self.graph.snapshot,
+            anchors,
+            max_hops=opts.max_hops,
+            backtrack=opts.node_reuse,
+            one_anchor=coordinates(mask_question(question, [(s.start, s.end) for s in spans])),
         )
         candidates = [*enumeration.candidates, *extra]
         if not candidates:
@@ -211,7 +218,8 @@ class CandidateRanker:
                 names = frozenset(w for m in range(n_spans) if m not in mentions for w in name_words(spans[m].text))
                 lexicon = dataclasses.replace(graph_lexicon, names=names)
                 zero[at] = self.alignment_scores(view.masked, [items[i][0][0] for i in at], lexicon)
-                conj = [i for i in at if len(items[i][1].branches) == 2]
+                # an entity states a branch of a conjunction with another entity, not one of its own two conditions
+                conj = [i for i in at if len({b.mention for b in items[i][1].branches}) == 2]
                 if conj:
                     zero[conj] = np.maximum(
                         zero[conj], self._named_branch_scores(view.masked, spans, [items[i][1] for i in conj], lexicon)
@@ -360,13 +368,30 @@ class CandidateRanker:
             readings += [trailing] if trailing != readings[0] else []
             lexicon.prepare(tokens, sorted({s[0] for sig in signatures for p in sig for s in p}))
             signatures = [tuple(mark_returns(path) for path in sig) for sig in signatures]
-            lexicon = dataclasses.replace(lexicon, free=lexicon.free | class_words(tokens))  # "which movies"
+            lexicon = dataclasses.replace(  # "which movies"; "both … and"
+                lexicon, free=lexicon.free | class_words(tokens), plain=lexicon.plain | plain_cues(tokens)
+            )
         scorers = [lexicon.scorer([(tokens[i], g) for i, g in order]) for order in readings]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
             scores[i] = max(score([s for path in o for s in path]) for o in orders for score in scorers)
         return scores
+
+
+def coordinates(masked: str) -> bool:
+    """Whether a question (its entities masked) coordinates two words that are no function words ("both *born*
+    and *died* in X"): one entity may then stand under two conditions (the one-anchor conjunctions of
+    :func:`~kgsvc.qa.candidates.enumerate_candidates`).
+
+    >>> coordinates("Which laureates were both born and died in X?"), coordinates("who starred in X and Y")
+    (True, False)
+    """
+    words = question_tokens(masked)[0]  # folded: the mask is "x", a function word
+    return any(
+        words[i] == "and" and words[i - 1] not in FUNCTION_WORDS and words[i + 1] not in FUNCTION_WORDS
+        for i in range(1, len(words) - 1)
+    )
 
 
 def name_words(text: str) -> list[str]:

@@ -27,11 +27,12 @@ dad). Function words ("what", "the", "of") only go to NULL; "where" and "when" a
 a place or a time). Words of a linked entity that a path leaves unused explain a step only by spelling its label:
 "Norway" is a country, but "the players of X from Norway" is not X's players' countries. A step that walks back
 its neighbour's relation ("the films that share actors with X": starred → starred⁻¹) may also be explained by a
-share cue ("same", "also", "co-"). Each step that no word aligns to costs ``log(miss)``. Fed to the monotone
-Viterbi alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the
-question's relation mentions it explains, in reading order: a one-hop path leaves the second relation's words
-unexplained ("which person directed the movies starred by X" needs *starred* and *directed*), a path with a step
-the question never mentions pays ``miss``.
+share cue ("same", "also", "co-"); "both" with an "and" after it is no share cue (:func:`plain_cues`: "both born and
+died in X" is two conditions, not a value shared with X). Each step that no word aligns to costs ``log(miss)``.
+Fed to the monotone Viterbi alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by
+how many of the question's relation mentions it explains, in reading order: a one-hop path leaves the second
+relation's words unexplained ("which person directed the movies starred by X" needs *starred* and *directed*), a
+path with a step the question never mentions pays ``miss``.
 
 The lexicon is the zero-shot counterpart of IBM Model 1's translation table (Brown et al. 1993, Computational
 Linguistics 19(2)): the table is replaced by a similarity kernel over label and word embeddings, as in
@@ -66,6 +67,7 @@ __all__ = [
     "content_words",
     "mark_returns",
     "phrasings",
+    "plain_cues",
     "stem_match",
 ]
 
@@ -148,6 +150,18 @@ def class_words(tokens: Sequence[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def plain_cues(tokens: Sequence[str]) -> frozenset[str]:
+    """The share cues of a question that say no shared value: "both" with an "and" after it is a correlative
+    conjunction ("which laureates were *both* born *and* died in X": two conditions on one answer, not a value
+    the answer shares with X).
+
+    >>> plain_cues("which laureates were both born and died in x".split()), plain_cues("who both won".split())
+    (frozenset({'both'}), frozenset())
+    """
+    correlative = any(t == "both" and "and" in tokens[i + 1 :] for i, t in enumerate(tokens))
+    return frozenset({"both"}) if correlative else frozenset()
+
+
 def content_words(text: str) -> list[str]:
     """The words of ``text`` (folded, split on spaces, ``_`` and ``-``) that are not :data:`FUNCTION_WORDS`.
 
@@ -211,6 +225,8 @@ class GraphLexicon(RelationLexicon):
         its label ("Netherlands" is a country, but "from Netherlands" does not make a path's *country* step).
     free : frozenset of str
         Words that go to NULL at no cost: those naming the class of the answer (:func:`class_words`).
+    plain : frozenset of str
+        Share cues that are no share cues in this question (:func:`plain_cues`: the "both" of "both … and").
 
     Notes
     -----
@@ -228,6 +244,7 @@ class GraphLexicon(RelationLexicon):
     null_share: float = 0.5
     names: frozenset[str] = frozenset()
     free: frozenset[str] = frozenset()
+    plain: frozenset[str] = frozenset()
     _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     _best: dict[str, float] = field(default_factory=dict, repr=False)
@@ -301,7 +318,7 @@ class GraphLexicon(RelationLexicon):
             return self.null_prob(word)
         returning = key.endswith(RETURN)
         key = key.removesuffix(RETURN)
-        cue = word in SHARE_CUES
+        cue = word in SHARE_CUES and word not in self.plain
         if word.startswith("co-"):
             cue, word = True, word[3:]
         if returning and cue:
