@@ -45,7 +45,7 @@ from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_k
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.zeroshot import FUNCTION_WORDS, GraphLexicon, class_words, mark_returns, phrasings, plain_cues
+from kgsvc.qa.zeroshot import FUNCTION_WORDS, GraphLexicon, class_words, mark_steps, phrase_roles, phrasings, plain_cues
 
 __all__ = [
     "CLASS_MIN_COS",
@@ -305,14 +305,16 @@ class CandidateRanker:
         keys = [relation_key(label) for label in self.graph.relation_labels]
         words = question_tokens(masked)[0]
         read: list[Signature] = []
+        anchored: list[list[bool]] = []
         named: list[float] = []
         for c in candidates:
             stated = [self._stated(spans, branch, keys, lexicon, words) for branch in c.branches]
             for which in _STATED:
-                paths = [branch.steps[j in which :] for j, branch in enumerate(c.branches)]
-                read.append(tuple(tuple((keys[r], out) for r, out in p) for p in paths if p))
+                paths = [(branch.steps[j in which :], j not in which) for j, branch in enumerate(c.branches)]
+                read.append(tuple(tuple((keys[r], out) for r, out in p) for p, _ in paths if p))
+                anchored.append([at for p, at in paths if p])
                 named.append(max(stated[which[0]]) if len(which) == 1 else sum(stated[j][1] for j in which))
-        scores = self.alignment_scores(masked, read, lexicon) + np.asarray(named)
+        scores = self.alignment_scores(masked, read, lexicon, anchored) + np.asarray(named)
         out: npt.NDArray[np.float64] = scores.reshape(-1, len(_STATED)).max(axis=1)
         return out
 
@@ -344,12 +346,19 @@ class CandidateRanker:
         return [" and ".join(texts) for texts in zip(*per_branch, strict=True)]
 
     def alignment_scores(
-        self, masked: str, signatures: Sequence[Signature], lexicon: RelationLexicon | None = None
+        self,
+        masked: str,
+        signatures: Sequence[Signature],
+        lexicon: RelationLexicon | None = None,
+        anchored: Sequence[Sequence[bool]] | None = None,
     ) -> npt.NDArray[np.float64]:
         """Log-likelihood of each signature's relation steps under the order-aware lexicon (:mod:`kgsvc.qa.align`)
         given the words of ``masked``; zeros without exemplars. The ranking turns them into the posterior
         ``P(signature | question)`` with a softmax over all candidates, plus the exemplar votes as log prior. A
         conjunction's branches are scored as one step sequence, in the better of the two branch orders.
+        With the zero-shot lexicon, the answer's class word (:func:`kgsvc.qa.zeroshot.phrase_roles`) explains at most
+        a path's last step, and a word of an entity's noun phrase at most a first step, by spelling its label;
+        ``anchored`` says per signature and path whether its first step is at its entity (default: all).
 
         Notes
         -----
@@ -362,16 +371,28 @@ class CandidateRanker:
         if self._phrases is None:
             self._phrases = frozenset(" ".join(fold(label).split()) for label in self.graph.relation_labels)
         readings = [reading_order(tokens, masks, phrases=self._phrases)]
+        words = list(tokens)
         if isinstance(lexicon, GraphLexicon):  # "the directors of X actors", "the films of X released": the better
             # reading counts
             trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True)
             readings += [trailing] if trailing != readings[0] else []
             lexicon.prepare(tokens, sorted({s[0] for sig in signatures for p in sig for s in p}))
-            signatures = [tuple(mark_returns(path) for path in sig) for sig in signatures]
+            starts = anchored or [[True] * len(sig) for sig in signatures]
+            signatures = [
+                tuple(mark_steps(path, anchored=a) for path, a in zip(sig, at, strict=True))
+                for sig, at in zip(signatures, starts, strict=True)
+            ]
             lexicon = dataclasses.replace(  # "which movies"; "both … and"
                 lexicon, free=lexicon.free | class_words(tokens), plain=lexicon.plain | plain_cues(tokens)
             )
-        scorers = [lexicon.scorer([(tokens[i], g) for i, g in order]) for order in readings]
+            # the answer's class word explains at most the last step ("name a *player* who", its modifier in
+            # "which *football* club" none), the words of an entity's noun phrase at most the first ("the *soccer
+            # club* X"); an entity this view leaves unmasked has a noun phrase too
+            names = lexicon.names
+            entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
+            for i, role in phrase_roles(tokens, entities, self.graph.relation_labels).items():
+                words[i] = tokens[i] + role
+        scorers = [lexicon.scorer([(words[i], g) for i, g in order]) for order in readings]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]

@@ -28,11 +28,16 @@ a place or a time). Words of a linked entity that a path leaves unused explain a
 "Norway" is a country, but "the players of X from Norway" is not X's players' countries. A step that walks back
 its neighbour's relation ("the films that share actors with X": starred → starred⁻¹) may also be explained by a
 share cue ("same", "also", "co-"); "both" with an "and" after it is no share cue (:func:`plain_cues`: "both born and
-died in X" is two conditions, not a value shared with X). Each step that no word aligns to costs ``log(miss)``.
-Fed to the monotone Viterbi alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by
-how many of the question's relation mentions it explains, in reading order: a one-hop path leaves the second
-relation's words unexplained ("which person directed the movies starred by X" needs *starred* and *directed*), a
-path with a step the question never mentions pays ``miss``.
+died in X" is two conditions, not a value shared with X). The words of two noun phrases name a class, not a relation
+(:func:`phrase_roles`, 2026-11-26 (wc)): the answer's class word ("name a *player* who plays X", "what *sex* is
+X 's dad") explains at most the step that reaches the answer, by its object noun, and a modifier before a class noun
+that spells a relation's object ("which *football* club") none; the words between a determiner and a linked entity
+("who plays at the *soccer club* X") explain at most the step at the entity, by spelling its label. Each step that
+no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
+:meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
+mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
+person directed the movies starred by X" needs *starred* and *directed*), a path with a step the question never
+mentions pays ``miss``.
 
 The lexicon is the zero-shot counterpart of IBM Model 1's translation table (Brown et al. 1993, Computational
 Linguistics 19(2)): the table is replaced by a similarity kernel over label and word embeddings, as in
@@ -49,23 +54,31 @@ It names no benchmark relation: everything comes from the labels the graph holds
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
-from kgsvc.qa.align import WH_DETERMINERS, RelationLexicon
+from kgsvc.qa.align import WH_DETERMINERS, WH_WORDS, RelationLexicon
 from kgsvc.qa.exemplars import Step
 from kgsvc.qa.link import STOPWORDS
 
 __all__ = [
+    "FIRST",
     "FUNCTION_WORDS",
+    "LAST",
+    "OF_ANSWER",
+    "OF_ENTITY",
+    "OF_MODIFIER",
+    "REQUESTS",
     "RETURN",
     "SHARE_CUES",
     "GraphLexicon",
     "content_words",
     "mark_returns",
+    "mark_steps",
+    "phrase_roles",
     "phrasings",
     "plain_cues",
     "stem_match",
@@ -123,13 +136,131 @@ def mark_returns(steps: Sequence[Step]) -> tuple[Step, ...]:
     return tuple(out)
 
 
+#: Marks the step of a path at its linked entity (:func:`mark_steps`).
+FIRST = "\x00first"
+#: Marks the step of a path that reaches the answer (:func:`mark_steps`).
+LAST = "\x00last"
+#: Tags a question word of a linked entity's noun phrase ("the *soccer club* X").
+OF_ENTITY = "\x00entity"
+#: Tags the answer's class word ("which *country*", "name a *player* who", "which *national* team").
+OF_ANSWER = "\x00answer"
+#: Tags the modifier of a class noun that spells a relation's object ("which *football* club", "a *soccer* club").
+OF_MODIFIER = "\x00modifier"
+#: Verbs that open a request for a list of things: with an article after them ("name *a* player", "show *the*
+#: clubs") the noun phrase that follows names the class of the answer, as after "which".
+REQUESTS = frozenset({"name", "list", "give", "show", "find", "mention", "tell", "enumerate"})
+_ARTICLES = frozenset({"a", "an", "the", "some", "any", "all", "every", "me", "us"})
+#: Determiners before a noun phrase that may hold a linked entity ("the soccer club X").
+_DETERMINERS = frozenset({"a", "an", "the"})
+#: Content words before a linked entity that its noun phrase is read for at most.
+_PHRASE_WORDS = 3
+
+
+def mark_steps(steps: Sequence[Step], *, anchored: bool = True) -> tuple[Step, ...]:
+    """``steps`` (one path, from its entity outward) marked by :func:`mark_returns`, with :data:`FIRST` on the step
+    at the entity (when ``anchored``: a conjunction's branch whose first step its entity states alone starts past
+    the entity) and :data:`LAST` on the step that reaches the answer. The marks restrict which words of the
+    question's noun phrases may explain a step (:meth:`GraphLexicon.prob`).
+
+    >>> marked = mark_steps([("plays in club", False), ("plays for country", True)])
+    >>> marked[0][0].endswith(FIRST), marked[1][0].endswith(LAST)
+    (True, True)
+    """
+    out = list(mark_returns(steps))
+    if out and anchored:
+        out[0] = (out[0][0] + FIRST, out[0][1])
+    if out:
+        out[-1] = (out[-1][0] + LAST, out[-1][1])
+    return tuple(out)
+
+
+def _marks(key: str) -> tuple[str, frozenset[str]]:
+    """The relation key of a marked step key and its marks (:data:`RETURN`, :data:`FIRST`, :data:`LAST`)."""
+    base, *marks = key.split("\x00")
+    return base, frozenset("\x00" + m for m in marks)
+
+
+def _role(word: str) -> tuple[str, str]:
+    """A question word tagged by :func:`phrase_roles` (``word + role``) as ``(word, role)``; role ``""`` untagged."""
+    at = word.find("\x00")
+    return (word, "") if at < 0 else (word[:at], word[at:])
+
+
+def _answer_word(tokens: Sequence[str]) -> int | None:
+    """The token index of the first word of the answer's noun phrase: right after the question's first wh-word when
+    that is a determiner ("which *football* club", "what *sex* is"; not "whose" inside a relative clause after
+    "when did …"), or after the article of a request that opens the question ("name a *player* who …", "list the
+    *clubs* in X"); ``None`` when there is none or it is not a content word."""
+    at = None
+    if tokens and tokens[0] in REQUESTS:
+        k = 1
+        while k < len(tokens) and tokens[k] in _ARTICLES:
+            k += 1
+        at = k if k > 1 else None
+    if at is None:
+        first = next((i for i, t in enumerate(tokens) if t in WH_WORDS), None)
+        at = first + 1 if first is not None and tokens[first] in WH_DETERMINERS else None
+    if at is None or at >= len(tokens) or tokens[at] in FUNCTION_WORDS or tokens[at] in SHARE_CUES:
+        return None
+    return at
+
+
+def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Sequence[str] = ()) -> dict[int, str]:
+    """The question's words that stand in a noun phrase of the answer or of a linked entity, by token index:
+    :data:`OF_ANSWER`, :data:`OF_MODIFIER` or :data:`OF_ENTITY`.
+
+    * **the answer's**: the content word right after the question's first wh-word when that is a determiner, or
+      after a request's article ("what *sex* is X 's dad", "name a *player* who plays X", "which *national* team does
+      X play for"): the class of the answer or its modifier (the words after it may be a verb: "which person
+      *directed* …", and are read as any word). When the word after it spells the last content word of one of
+      ``labels`` (a relation's object: "club" in *plays in club*), that word is the class and this one a modifier
+      ("which *football* club does X play for");
+    * **a linked entity's**: up to :data:`_PHRASE_WORDS` content words between a determiner and the entity (the
+      tokens ``entities``: a masked mention, or the words of one this reading leaves unmasked), an apposition that
+      names the entity's class ("who plays at the *soccer club* X", "the *film* X"). Words after the entity are not
+      read so: "the X *director*", "the economics *prize*" name a relation of X.
+
+    Share cues, :data:`FUNCTION_WORDS` and the entities' own tokens have no role.
+
+    >>> phrase_roles("name a player who plays x".split(), [5]) == {2: OF_ANSWER}
+    True
+    >>> phrase_roles("which football club does x play for".split(), [4], ["plays in club"]) == {1: OF_MODIFIER}
+    True
+    >>> roles = phrase_roles("who plays at the soccer club x".split(), [6])
+    >>> sorted(roles), roles[4] == OF_ENTITY
+    ([4, 5], True)
+    """
+    content = [t not in FUNCTION_WORDS and t not in SHARE_CUES and not t.startswith("co-") for t in tokens]
+    entities = set(entities)
+    roles: dict[int, str] = {}
+    answer = _answer_word(tokens)
+    if answer is not None and answer not in entities:
+        objects = {content_words(label)[-1] for label in labels if content_words(label)}
+        head = tokens[answer + 1] if answer + 1 < len(tokens) and content[answer + 1] else None
+        held = head is not None and any(stem_match(head, o) for o in objects)
+        roles[answer] = OF_MODIFIER if held else OF_ANSWER
+    runs = [i for i in sorted(entities) if i - 1 not in entities]  # the first token of each entity
+    for first in runs:
+        last = first
+        while last + 1 in entities:
+            last += 1
+        before = first - 1
+        while before >= 0 and first - before <= _PHRASE_WORDS and content[before] and before not in entities:
+            before -= 1
+        if before >= 0 and before < first - 1 and tokens[before] in _DETERMINERS:
+            for i in range(before + 1, first):
+                roles.setdefault(i, OF_ENTITY)
+    return roles
+
+
 def class_words(tokens: Sequence[str]) -> frozenset[str]:
     """The content words of a question that name the class of what is asked and no relation: a word right after a
-    wh-determiner that another content word or a share cue follows, the class's head or the verb it is the subject
-    of ("which *football* club …", "which *person* directed …", "which *films* share …"). Leaving them unexplained
-    costs a path nothing (:meth:`GraphLexicon.null_prob`). A word that a function word follows ("what *sex* is X 's
-    dad", "which *movies* did X direct") may be the relation asked for ("sex" ↔ *gender*) and is read like any other
-    word: it goes to NULL for free only when it names no relation.
+    wh-determiner, or after the article of a request that opens the question ("name a *soccer* club in X"), that
+    another content word or a share cue follows, the class's head or the verb it is the subject of ("which
+    *football* club …", "which *person* directed …", "which *films* share …"). Leaving them unexplained costs a path
+    nothing (:meth:`GraphLexicon.null_prob`). A word that a function word follows ("what *sex* is X 's dad", "which
+    *movies* did X direct", "name a *player* who …") may be the relation asked for ("sex" ↔ *gender*) and is read
+    like any other word: it goes to NULL for free only when it names no relation.
 
     >>> sorted(class_words("which person directed the films that x wrote".split()))
     ['person']
@@ -137,13 +268,16 @@ def class_words(tokens: Sequence[str]) -> frozenset[str]:
     ['films']
     >>> sorted(class_words("what sex is x 's dad".split()))
     []
+    >>> sorted(class_words("name a soccer club in x".split()))
+    ['soccer']
     """
     out = set()
+    request = _answer_word(tokens) if tokens and tokens[0] in REQUESTS else None
     for i, t in enumerate(tokens[1:-1], start=1):
         after = tokens[i + 1]
         if (
             t not in FUNCTION_WORDS
-            and tokens[i - 1] in WH_DETERMINERS
+            and (tokens[i - 1] in WH_DETERMINERS or i == request)
             and (after not in FUNCTION_WORDS or after in SHARE_CUES)
         ):
             out.add(t)
@@ -290,11 +424,25 @@ class GraphLexicon(RelationLexicon):
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
         return self.similarity(word, key) - max(best, self.floor_sim)
 
+    def names_object(self, word: str, key: str) -> bool:
+        """Whether ``word`` is closest, among the content words of label ``key``, to its last one: the noun that
+        names what the relation points to ("club" in *plays in club*, "sex" ↔ *gender*); "player" is closer to
+        *plays* than to *club* and names the relation's subject, not its object."""
+        parts = content_words(key)
+        if len(parts) <= 1:
+            return True
+        own = self.similarity(word, parts[-1])
+        return all(own >= self.similarity(word, p) for p in parts[:-1])
+
     def null_prob(self, word: str) -> float:
         """``t(word | NULL)``: 1 for a word that names no relation of the graph; for a content word closer to one
         relation than to any other (best contrast ``c* > 0``), ``miss^(null_share · min(1, c*/τ))``: a path that
         leaves the question's "sex" or "job" unread pays part of what a step the question never names costs.
-        Function words, share cues and :attr:`free` words go to NULL at no cost."""
+        Function words, share cues, :attr:`free` words and the words of a linked entity's noun phrase
+        (:data:`OF_ENTITY`: "the *soccer club* X") go to NULL at no cost."""
+        word, role = _role(word)
+        if role == OF_ENTITY:
+            return 1.0
         if word in FUNCTION_WORDS or word in SHARE_CUES or word in self.names or word in self.free:
             return 1.0
         if not word.strip("'"):
@@ -312,12 +460,30 @@ class GraphLexicon(RelationLexicon):
         margin ``τ`` on, ``miss^(1 − contrast/τ)`` below it (closer to this relation than to any other, by less than
         the margin: it spares the step part of its miss), ~0 at ``contrast ≤ 0``; ~0 for a function word and for a
         word of an unused entity name that does not spell the label; a share cue ("same", "also", "co-") is a
-        content word of a step marked :data:`RETURN`."""
-        key, _ = step
+        content word of a step marked :data:`RETURN`. A word of a linked entity's noun phrase (:data:`OF_ENTITY`:
+        "who plays at the *soccer club* X") explains at most a step marked :data:`FIRST`, by spelling its label
+        (as a word of an unused entity name does: "club" ↔ *plays in club*, not "football" ↔ *plays for country*);
+        the answer's class word (:data:`OF_ANSWER`) at most the step marked :data:`LAST`: when the answer is that
+        step's object (outgoing) only if the word names the object noun (:meth:`names_object`: "name a *player* who
+        plays X" is no step to the players' clubs), when it is the subject only if the word does not spell the object
+        noun ("which *country* is X based in" is no step back to the country's players; "which *films* did X act
+        in" may read *starred actors* walked back to the films); a modifier of a class noun that spells a relation's
+        object (:data:`OF_MODIFIER`: "which *football* club does X play for") none."""
+        key, outgoing = step
         if not key:
             return self.null_prob(word)
-        returning = key.endswith(RETURN)
-        key = key.removesuffix(RETURN)
+        key, marks = _marks(key)
+        returning = RETURN in marks
+        word, role = _role(word)
+        if role == OF_ENTITY and not (FIRST in marks and any(stem_match(word, p) for p in content_words(key))):
+            return 1e-9  # the entity's noun phrase names its class: at most its own step, by spelling the label
+        if role == OF_MODIFIER or (role == OF_ANSWER and LAST not in marks):
+            return 1e-9  # the answer's class: at most the step that reaches the answer; a modifier of a class noun
+            # that spells a relation's object ("which *vocal* choir") none
+        if role == OF_ANSWER and outgoing and not self.names_object(word, key):
+            return 1e-9  # the answer is the object: "player" is closer to *plays* than to *club*, it names no club
+        if role == OF_ANSWER and not outgoing and any(stem_match(word, p) for p in content_words(key)[-1:]):
+            return 1e-9  # the answer is the subject: "country" spells the object of *plays for country*
         cue = word in SHARE_CUES and word not in self.plain
         if word.startswith("co-"):
             cue, word = True, word[3:]
