@@ -12,6 +12,9 @@
     text_nodes_indptr.npy    int64 CSR: nodes of text t are text_nodes[indptr[t]:indptr[t+1]], ascending
     text_nodes.npy           int32/int64
     label_literals.npy       bool per node: a literal whose only edges are labelling ones (``rdfs:label "X"``)
+    node_remap.npy           int64, incremental versions only: node id in the version ``patched_from`` (manifest)
+                             -> node id here (-1: gone)
+    node_touched.npy         int64, incremental versions only: ids of the nodes new or relabelled since then
     node_vectors.npy         float32, the base layer of the node text embeddings (row = point id; kgsvc.index.layers)
     node_delta_vectors.npy   float32, the delta layer (texts added since the base)
     node_text_points.npy     int64, point id of node text t (stable across incremental versions)
@@ -451,6 +454,9 @@ def _build(
         "hnsw": hnsw,
         "counts": counts,
     }
+    if incremental and previous is not None and tables.node_remap is not None:
+        # node_remap.npy / node_touched.npy: from the previous version's node ids (the linker's label index layers)
+        manifest["patched_from"] = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))["version"]
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return counts, stages.metrics
 
@@ -721,6 +727,9 @@ def _write_tables(folder: Path, tables: LabelTables) -> None:
     np.save(folder / "text_nodes_indptr.npy", indptr, allow_pickle=False)
     np.save(folder / "text_nodes.npy", order.astype(node_dtype), allow_pickle=False)
     np.save(folder / "label_literals.npy", _label_literals(tables), allow_pickle=False)
+    if tables.node_remap is not None and tables.node_touched is not None:
+        np.save(folder / "node_remap.npy", tables.node_remap, allow_pickle=False)
+        np.save(folder / "node_touched.npy", tables.node_touched, allow_pickle=False)
 
 
 def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:

@@ -36,6 +36,7 @@ only the changed subjects' ``rdf:type`` triples.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -130,6 +131,10 @@ class LabelTables:
     heads: npt.NDArray[np.int64]
     relations: npt.NDArray[np.int64]
     tails: npt.NDArray[np.int64]
+    #: set by :func:`patch_tables`: the previous tables' node id -> this one's (-1: gone), and the ids of the nodes
+    #: that are new or whose label was chosen again (every other node kept its label)
+    node_remap: npt.NDArray[np.int64] | None = None
+    node_touched: npt.NDArray[np.int64] | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -387,7 +392,12 @@ def patch_tables(
     tails = np.concatenate(
         [node_remap[kept_tails], np.fromiter((new_index[str(o)] for _, _, o in rows), dtype=np.int64, count=count)]
     )
-    return _tables(node_terms, node_labels, relation_terms, relation_labels, heads, relations, tails)
+    tables = _tables(node_terms, node_labels, relation_terms, relation_labels, heads, relations, tails)
+    kept = np.zeros(len(node_terms), dtype=bool)
+    kept[node_remap[node_remap >= 0]] = True
+    relabelled = node_remap[[old_nodes[s] for s in subjects if s in old_nodes]]
+    touched = np.union1d(np.flatnonzero(~kept), relabelled[relabelled >= 0]).astype(np.int64)
+    return dataclasses.replace(tables, node_remap=node_remap, node_touched=touched)
 
 
 def _merge(
