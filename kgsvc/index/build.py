@@ -95,6 +95,7 @@ from kgsvc.index.labels import (
     RDF_TYPE,
     LabelTables,
     extract_labels,
+    literal_start,
     patch_tables,
     subject_triples,
 )
@@ -108,7 +109,14 @@ from kgsvc.index.layers import (
     read_layers,
     write_layers,
 )
-from kgsvc.index.names import NamePlan, discovered_from, embedded, encode_bounded, name_plan
+from kgsvc.index.names import (
+    LITERAL_EMBED_MAX_CHARS,
+    NamePlan,
+    discovered_from,
+    embedded,
+    encode_bounded,
+    name_plan,
+)
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
@@ -407,7 +415,8 @@ def _build(
         {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"} if settings.qdrant_url else {"kind": "edge"}
     )
     with stages.stage("embedding"):
-        names = {label for term, label in zip(tables.node_terms, tables.node_labels, strict=True) if term[0] != '"'}
+        literals = literal_start(tables.node_terms)  # nodes from here on are literals (table order)
+        names = set(tables.node_labels[:literals])
         layers, kept = _embed_layers(
             embedder,
             tables,
@@ -421,7 +430,10 @@ def _build(
         for name, layer in layers.items():
             write_layers(folder, name, layer, base_from=previous if kept else None)
     stages.metrics["layers"] = "delta" if kept else "base"
-    stages.metrics["unembedded_texts"] = sum(1 for text in tables.node_texts if not embedded(text, names))
+    long_texts = np.flatnonzero(np.fromiter(map(len, tables.node_texts), np.int64) > LITERAL_EMBED_MAX_CHARS)
+    # only a text longer than a short literal can go unembedded (kgsvc.index.names.embedded)
+    unembedded = sum(1 for t in long_texts.tolist() if not embedded(tables.node_texts[t], names))
+    stages.metrics["unembedded_texts"] = unembedded
     with stages.stage("vectors"):
         if kept:  # the previous version's base collections serve this version too: no Qdrant work
             assert previous is not None
@@ -437,7 +449,7 @@ def _build(
         "edges": int(tables.heads.shape[0]),
         "node_texts": len(tables.node_texts),
         "relation_texts": len(tables.relation_texts),
-        "literals": sum(1 for term in tables.node_terms if term.startswith('"')),
+        "literals": tables.n_nodes - literals,
         "label_literals": int(np.count_nonzero(_label_literals(tables))),
     }
     stages.metrics["total_s"] = round(time.perf_counter() - started, 3)
@@ -738,7 +750,7 @@ def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:
     for j, term in enumerate(tables.relation_terms):
         labelling[j] = term[1:-1] in LABEL_PREDICATES
     other = np.bincount(tables.tails[~labelling[tables.relations]], minlength=tables.n_nodes)
-    literal = np.fromiter((t.startswith('"') for t in tables.node_terms), dtype=bool, count=tables.n_nodes)
+    literal = np.arange(tables.n_nodes) >= literal_start(tables.node_terms)  # literals come last (table order)
     result: npt.NDArray[np.bool_] = literal & (other == 0)
     return result
 

@@ -57,6 +57,7 @@ __all__ = [
     "LabelTables",
     "extract_labels",
     "humanize",
+    "literal_start",
     "patch_tables",
     "subject_triples",
     "tables_from_triples",
@@ -301,6 +302,32 @@ def _order(term: str) -> tuple[bool, str]:
     return (term.startswith('"'), term)
 
 
+class _SortedIndex:
+    """``term -> position`` in a list of node terms in table order, by binary search (O(log n) per look-up)."""
+
+    def __init__(self, terms: list[str]) -> None:
+        self.terms = terms
+
+    def get(self, term: str) -> int | None:
+        key = _order(term)
+        i = bisect.bisect_left(self.terms, key, key=_order)
+        return i if i < len(self.terms) and self.terms[i] == term else None
+
+    def __contains__(self, term: str) -> bool:
+        return self.get(term) is not None
+
+    def __getitem__(self, term: str) -> int:
+        i = self.get(term)
+        if i is None:
+            raise KeyError(term)
+        return i
+
+
+def literal_start(node_terms: Sequence[str]) -> int:
+    """The id of the first literal node (every node from it on is a literal; table order). O(log n)."""
+    return bisect.bisect_left(node_terms, (True, ""), key=_order)
+
+
 def patch_tables(
     old: LabelTables,
     subjects: Collection[str],
@@ -333,7 +360,7 @@ def patch_tables(
     )
     classes = {str(o) for _, p, o in rows if p == f"<{RDF_TYPE}>"}
     literal_text = {str(o): o.value for _, _, o in rows if isinstance(o, Literal)}
-    old_nodes = {term: i for i, term in enumerate(old.node_terms)}
+    old_nodes = _SortedIndex(old.node_terms)  # look-ups by binary search: no O(n) dictionary
     old_relations = {term: j for j, term in enumerate(old.relation_terms)}
     changed = np.fromiter((old_nodes[s] for s in subjects if s in old_nodes), dtype=np.int64)
     keep = ~np.isin(old.heads, changed)
@@ -380,7 +407,7 @@ def patch_tables(
             if i is not None and remap[i] >= 0:
                 faithful = table is node_labels and subject not in classes
                 table[int(remap[i])] = _text(subject, labels, literal_text, faithful=faithful)
-    new_index = {term: i for i, term in enumerate(node_terms)} if rows else {}
+    new_index = _SortedIndex(node_terms)
     new_relation = {term: j for j, term in enumerate(relation_terms)} if rows else {}
     count = len(rows)
     heads = np.concatenate(
