@@ -61,8 +61,12 @@ the same model, languages and labelling predicates, and at most :data:`INCREMENT
 
 Otherwise the build is full (one scan of the store, a new base). Both give the same tables, triples (in canonical
 order), snapshot and answers — an incremental version equals a from-scratch build of the same data up to float
-rounding of embedding batches (``tests/index/test_incremental.py``). Still O(n) per incremental version: the
-term and text tables (JSON) and the text-id arrays are read and written whole, and the snapshot is rebuilt.
+rounding of embedding batches (``tests/index/test_incremental.py``). An incremental version also writes
+``node_remap.npy`` and ``node_touched.npy`` (manifest ``patched_from``), from which the question path layers the
+entity linker's label index over the previous version's (:meth:`kgsvc.qa.link.LabelIndex.extend`) instead of
+walking every label. Still O(n) per incremental version (vectorised or list copies in C, but proportional to the
+graph): the term and text tables (JSON) and the text-id arrays are read and written whole, the triples are
+re-sorted and the snapshot rebuilt (O(m log m) in numpy), docs/scale.md says how much.
 """
 
 from __future__ import annotations

@@ -351,8 +351,9 @@ def patch_tables(
 
     Notes
     -----
-    O(m) vectorised work over the m old triples, O(n) list copies over the n old terms, and O((k + a) log n) for
-    the k changed subjects and a added terms; the distinct texts are re-sorted (O(n log n), in C).
+    O(m) vectorised work over the m old triples (and an O(m log m) lexsort for the canonical order), O(n) list
+    copies over the n old terms and texts (in C), and O((k + a) log n) for the k changed subjects and a added terms
+    (binary searches in the sorted terms and texts; no dictionary of every term).
     """
     rows = list(triples)
     labels = best_names(

@@ -33,7 +33,15 @@ Every mention's score is multiplied by its **specificity**: ``1 / (1 + 40 · rat
 the mention's words occur in the dataset's exemplar questions with their entities masked (template words such
 as "director" or "film" are frequent there), or a small stop-word list when there are no exemplars.
 
-Entry points: :meth:`LabelIndex.build` once per dataset, then :meth:`EntityLinker.link` per question.
+Entry points: :meth:`LabelIndex.build` once per dataset, then :meth:`EntityLinker.link` per question. For an index
+version patched from the previous one (issue 23), :meth:`LabelIndex.extend` layers the new version's index over the
+previous one's: the plain base's tables are read through renumbered node ids (:mod:`kgsvc.qa.layered_keys`) and
+only the nodes changed since the base are folded and indexed (a small delta with its own automaton), so a new
+version's first question costs O(changes) dictionary work instead of a walk of every label; every look-up answers
+as a fresh :meth:`LabelIndex.build` would (``tests/qa/test_link_layers.py``).
+
+(Over 800 lines: the label index, its layers and the linker share the folding and alias rules and the index's
+private tables; the generic base + delta table view is in :mod:`kgsvc.qa.layered_keys`.)
 """
 
 from __future__ import annotations
