@@ -253,11 +253,13 @@ class Catalog:
         triples_added: int = 0,
         triples_removed: int = 0,
         triples: int | None = None,
+        triples_delta: int | None = None,
         subjects: Collection[str] | None = None,
     ) -> int:
         """Record that the data of ``name`` changed; returns the new ``store_version`` and notifies listeners.
 
-        ``triples`` is the dataset's new triple count when the caller knows it (else it is counted).
+        ``triples`` is the dataset's new triple count when the caller knows it, ``triples_delta`` by how much it
+        moved (added to the recorded count in the same transaction); else it is counted (O(triples)).
         ``subjects`` are the N-Triples texts of every subject whose triples the change added or removed (a superset
         is fine), or ``None`` when not known; they go to the change log (:mod:`kgsvc.index.changes`) before the
         version bump commits, and make the next index build incremental.
@@ -265,7 +267,12 @@ class Catalog:
         with self.sessions.begin() as session:
             row = self._row(session, name)
             row.store_version += 1
-            row.triple_count = self.store.count(row.graph_iri) if triples is None else triples
+            if triples is not None:
+                row.triple_count = triples
+            elif triples_delta is not None:
+                row.triple_count += triples_delta
+            else:
+                row.triple_count = self.store.count(row.graph_iri)
             row.updated_at = utcnow()
             version = row.store_version
             if self.index_dir is not None:

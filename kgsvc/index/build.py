@@ -12,6 +12,9 @@
     text_nodes_indptr.npy    int64 CSR: nodes of text t are text_nodes[indptr[t]:indptr[t+1]], ascending
     text_nodes.npy           int32/int64
     label_literals.npy       bool per node: a literal whose only edges are labelling ones (``rdfs:label "X"``)
+    node_remap.npy           int64, incremental versions only: node id in the version ``patched_from`` (manifest)
+                             -> node id here (-1: gone)
+    node_touched.npy         int64, incremental versions only: ids of the nodes new or relabelled since then
     node_vectors.npy         float32, the base layer of the node text embeddings (row = point id; kgsvc.index.layers)
     node_delta_vectors.npy   float32, the delta layer (texts added since the base)
     node_text_points.npy     int64, point id of node text t (stable across incremental versions)
@@ -58,8 +61,12 @@ the same model, languages and labelling predicates, and at most :data:`INCREMENT
 
 Otherwise the build is full (one scan of the store, a new base). Both give the same tables, triples (in canonical
 order), snapshot and answers — an incremental version equals a from-scratch build of the same data up to float
-rounding of embedding batches (``tests/index/test_incremental.py``). Still O(n) per incremental version: the
-term and text tables (JSON) and the text-id arrays are read and written whole, and the snapshot is rebuilt.
+rounding of embedding batches (``tests/index/test_incremental.py``). An incremental version also writes
+``node_remap.npy`` and ``node_touched.npy`` (manifest ``patched_from``), from which the question path layers the
+entity linker's label index over the previous version's (:meth:`kgsvc.qa.link.LabelIndex.extend`) instead of
+walking every label. Still O(n) per incremental version (vectorised or list copies in C, but proportional to the
+graph): the term and text tables (JSON) and the text-id arrays are read and written whole, the triples are
+re-sorted and the snapshot rebuilt (O(m log m) in numpy), docs/scale.md says how much.
 """
 
 from __future__ import annotations
@@ -92,6 +99,7 @@ from kgsvc.index.labels import (
     RDF_TYPE,
     LabelTables,
     extract_labels,
+    literal_start,
     patch_tables,
     subject_triples,
 )
@@ -105,7 +113,14 @@ from kgsvc.index.layers import (
     read_layers,
     write_layers,
 )
-from kgsvc.index.names import NamePlan, discovered_from, embedded, encode_bounded, name_plan
+from kgsvc.index.names import (
+    LITERAL_EMBED_MAX_CHARS,
+    NamePlan,
+    discovered_from,
+    embedded,
+    encode_bounded,
+    name_plan,
+)
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
@@ -404,7 +419,8 @@ def _build(
         {"kind": "server", "prefix": f"kgsvc_{dataset}_v{version}_"} if settings.qdrant_url else {"kind": "edge"}
     )
     with stages.stage("embedding"):
-        names = {label for term, label in zip(tables.node_terms, tables.node_labels, strict=True) if term[0] != '"'}
+        literals = literal_start(tables.node_terms)  # nodes from here on are literals (table order)
+        names = set(tables.node_labels[:literals])
         layers, kept = _embed_layers(
             embedder,
             tables,
@@ -418,7 +434,10 @@ def _build(
         for name, layer in layers.items():
             write_layers(folder, name, layer, base_from=previous if kept else None)
     stages.metrics["layers"] = "delta" if kept else "base"
-    stages.metrics["unembedded_texts"] = sum(1 for text in tables.node_texts if not embedded(text, names))
+    long_texts = np.flatnonzero(np.fromiter(map(len, tables.node_texts), np.int64) > LITERAL_EMBED_MAX_CHARS)
+    # only a text longer than a short literal can go unembedded (kgsvc.index.names.embedded)
+    unembedded = sum(1 for t in long_texts.tolist() if not embedded(tables.node_texts[t], names))
+    stages.metrics["unembedded_texts"] = unembedded
     with stages.stage("vectors"):
         if kept:  # the previous version's base collections serve this version too: no Qdrant work
             assert previous is not None
@@ -434,7 +453,7 @@ def _build(
         "edges": int(tables.heads.shape[0]),
         "node_texts": len(tables.node_texts),
         "relation_texts": len(tables.relation_texts),
-        "literals": sum(1 for term in tables.node_terms if term.startswith('"')),
+        "literals": tables.n_nodes - literals,
         "label_literals": int(np.count_nonzero(_label_literals(tables))),
     }
     stages.metrics["total_s"] = round(time.perf_counter() - started, 3)
@@ -451,6 +470,9 @@ def _build(
         "hnsw": hnsw,
         "counts": counts,
     }
+    if incremental and previous is not None and tables.node_remap is not None:
+        # node_remap.npy / node_touched.npy: from the previous version's node ids (the linker's label index layers)
+        manifest["patched_from"] = json.loads((previous / MANIFEST).read_text(encoding="utf-8"))["version"]
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return counts, stages.metrics
 
@@ -721,6 +743,9 @@ def _write_tables(folder: Path, tables: LabelTables) -> None:
     np.save(folder / "text_nodes_indptr.npy", indptr, allow_pickle=False)
     np.save(folder / "text_nodes.npy", order.astype(node_dtype), allow_pickle=False)
     np.save(folder / "label_literals.npy", _label_literals(tables), allow_pickle=False)
+    if tables.node_remap is not None and tables.node_touched is not None:
+        np.save(folder / "node_remap.npy", tables.node_remap, allow_pickle=False)
+        np.save(folder / "node_touched.npy", tables.node_touched, allow_pickle=False)
 
 
 def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:
@@ -729,7 +754,7 @@ def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:
     for j, term in enumerate(tables.relation_terms):
         labelling[j] = term[1:-1] in LABEL_PREDICATES
     other = np.bincount(tables.tails[~labelling[tables.relations]], minlength=tables.n_nodes)
-    literal = np.fromiter((t.startswith('"') for t in tables.node_terms), dtype=bool, count=tables.n_nodes)
+    literal = np.arange(tables.n_nodes) >= literal_start(tables.node_terms)  # literals come last (table order)
     result: npt.NDArray[np.bool_] = literal & (other == 0)
     return result
 

@@ -115,6 +115,9 @@ class DatasetIndex:
     #: collection -> its embeddings, base + delta (kgsvc.index.layers); absent for versions built before the
     #: embeddings were kept beside the collections (searched through Qdrant only)
     layers: dict[str, Layers] = field(default_factory=dict, repr=False)
+    #: an incremental version's node changes since the version it was patched from: (that version, node id there
+    #: -> node id here or -1, ids here of the nodes new or relabelled); ``None`` for a full build
+    node_changes: tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = field(default=None, repr=False)
     _text_relations_indptr: npt.NDArray[np.int64] = field(init=False, repr=False)
     _text_relations: npt.NDArray[np.int64] = field(init=False, repr=False)
 
@@ -324,6 +327,16 @@ def load_index(
                 layers[collection] = read_layers(folder, collection)
             except (OSError, ValueError) as exc:
                 raise IndexError_(f"{folder}: unreadable embeddings: {exc}", dataset=dataset, version=version) from exc
+    changes = None
+    if manifest.get("patched_from") is not None:
+        try:
+            changes = (
+                int(manifest["patched_from"]),
+                np.load(folder / "node_remap.npy", mmap_mode="r", allow_pickle=False),
+                np.load(folder / "node_touched.npy", allow_pickle=False),
+            )
+        except (OSError, ValueError):
+            changes = None  # the label index is then built in full
     return DatasetIndex(
         dataset=dataset,
         version=version,
@@ -342,6 +355,7 @@ def load_index(
         _text_nodes=arrays["text_nodes"],
         label_literals=arrays["label_literals"],
         layers=layers,
+        node_changes=changes,
     )
 
 

@@ -36,6 +36,7 @@ only the changed subjects' ``rdf:type`` triples.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ __all__ = [
     "LabelTables",
     "extract_labels",
     "humanize",
+    "literal_start",
     "patch_tables",
     "subject_triples",
     "tables_from_triples",
@@ -130,6 +132,10 @@ class LabelTables:
     heads: npt.NDArray[np.int64]
     relations: npt.NDArray[np.int64]
     tails: npt.NDArray[np.int64]
+    #: set by :func:`patch_tables`: the previous tables' node id -> this one's (-1: gone), and the ids of the nodes
+    #: that are new or whose label was chosen again (every other node kept its label)
+    node_remap: npt.NDArray[np.int64] | None = None
+    node_touched: npt.NDArray[np.int64] | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -242,11 +248,13 @@ def _tables(
     heads: npt.NDArray[np.int64],
     relations: npt.NDArray[np.int64],
     tails: npt.NDArray[np.int64],
+    distinct_texts: tuple[list[str], npt.NDArray[np.int32]] | None = None,
 ) -> LabelTables:
     """The tables, with the triples in canonical order (by head, relation, tail id): a full and an incremental
-    build of the same data give the same edge ids."""
+    build of the same data give the same edge ids. ``distinct_texts``: the distinct node texts and text ids when the
+    caller has them (else they are sorted out of ``node_labels``)."""
     order = np.lexsort((tails, relations, heads))
-    node_texts, node_text_ids = _distinct(node_labels)
+    node_texts, node_text_ids = distinct_texts if distinct_texts is not None else _distinct(node_labels)
     relation_texts, relation_text_ids = _distinct(relation_labels)
     return LabelTables(
         node_terms=node_terms,
@@ -296,6 +304,32 @@ def _order(term: str) -> tuple[bool, str]:
     return (term.startswith('"'), term)
 
 
+class _SortedIndex:
+    """``term -> position`` in a list of node terms in table order, by binary search (O(log n) per look-up)."""
+
+    def __init__(self, terms: list[str]) -> None:
+        self.terms = terms
+
+    def get(self, term: str) -> int | None:
+        key = _order(term)
+        i = bisect.bisect_left(self.terms, key, key=_order)
+        return i if i < len(self.terms) and self.terms[i] == term else None
+
+    def __contains__(self, term: str) -> bool:
+        return self.get(term) is not None
+
+    def __getitem__(self, term: str) -> int:
+        i = self.get(term)
+        if i is None:
+            raise KeyError(term)
+        return i
+
+
+def literal_start(node_terms: Sequence[str]) -> int:
+    """The id of the first literal node (every node from it on is a literal; table order). O(log n)."""
+    return bisect.bisect_left(node_terms, (True, ""), key=_order)
+
+
 def patch_tables(
     old: LabelTables,
     subjects: Collection[str],
@@ -317,8 +351,9 @@ def patch_tables(
 
     Notes
     -----
-    O(m) vectorised work over the m old triples, O(n) list copies over the n old terms, and O((k + a) log n) for
-    the k changed subjects and a added terms; the distinct texts are re-sorted (O(n log n), in C).
+    O(m) vectorised work over the m old triples (and an O(m log m) lexsort for the canonical order), O(n) list
+    copies over the n old terms and texts (in C), and O((k + a) log n) for the k changed subjects and a added terms
+    (binary searches in the sorted terms and texts; no dictionary of every term).
     """
     rows = list(triples)
     labels = best_names(
@@ -328,7 +363,7 @@ def patch_tables(
     )
     classes = {str(o) for _, p, o in rows if p == f"<{RDF_TYPE}>"}
     literal_text = {str(o): o.value for _, _, o in rows if isinstance(o, Literal)}
-    old_nodes = {term: i for i, term in enumerate(old.node_terms)}
+    old_nodes = _SortedIndex(old.node_terms)  # look-ups by binary search: no O(n) dictionary
     old_relations = {term: j for j, term in enumerate(old.relation_terms)}
     changed = np.fromiter((old_nodes[s] for s in subjects if s in old_nodes), dtype=np.int64)
     keep = ~np.isin(old.heads, changed)
@@ -375,7 +410,7 @@ def patch_tables(
             if i is not None and remap[i] >= 0:
                 faithful = table is node_labels and subject not in classes
                 table[int(remap[i])] = _text(subject, labels, literal_text, faithful=faithful)
-    new_index = {term: i for i, term in enumerate(node_terms)} if rows else {}
+    new_index = _SortedIndex(node_terms)
     new_relation = {term: j for j, term in enumerate(relation_terms)} if rows else {}
     count = len(rows)
     heads = np.concatenate(
@@ -387,7 +422,43 @@ def patch_tables(
     tails = np.concatenate(
         [node_remap[kept_tails], np.fromiter((new_index[str(o)] for _, _, o in rows), dtype=np.int64, count=count)]
     )
-    return _tables(node_terms, node_labels, relation_terms, relation_labels, heads, relations, tails)
+    kept = np.zeros(len(node_terms), dtype=bool)
+    kept[node_remap[node_remap >= 0]] = True
+    relabelled = node_remap[[old_nodes[s] for s in subjects if s in old_nodes]]
+    touched = np.union1d(np.flatnonzero(~kept), relabelled[relabelled >= 0]).astype(np.int64)
+    texts = _patch_texts(old, node_labels, node_remap, touched)
+    tables = _tables(node_terms, node_labels, relation_terms, relation_labels, heads, relations, tails, texts)
+    return dataclasses.replace(tables, node_remap=node_remap, node_touched=touched)
+
+
+def _patch_texts(
+    old: LabelTables, node_labels: list[str], node_remap: npt.NDArray[np.int64], touched: npt.NDArray[np.int64]
+) -> tuple[list[str], npt.NDArray[np.int32]]:
+    """The distinct node texts (sorted) and text ids of the patched tables, as :func:`_distinct` gives them: a node
+    not ``touched`` keeps its old text (renumbered), a touched one's text is looked up or inserted.
+
+    O(n) numpy work, O(t) list copies of the t old texts (a few deletions: in C), O(k log t) for k touched nodes."""
+    ids = np.full(len(node_labels), -1, dtype=np.int64)  # old text id of each node that kept its label
+    alive = np.flatnonzero(node_remap >= 0)
+    ids[node_remap[alive]] = old.node_text_ids[alive]
+    ids[touched] = -1
+    used = np.zeros(len(old.node_texts), dtype=bool)
+    used[ids[ids >= 0]] = True
+    touched_labels = [node_labels[i] for i in touched.tolist()]
+    added = set()
+    for label in touched_labels:
+        j = bisect.bisect_left(old.node_texts, label)
+        if j < len(old.node_texts) and old.node_texts[j] == label:
+            used[j] = True
+        else:
+            added.add(label)
+    texts, _, text_remap = _merge(old.node_texts, old.node_texts, used, added, str, order=str)
+    text_ids = np.empty(len(node_labels), dtype=np.int32)
+    known = ids >= 0
+    text_ids[known] = text_remap[ids[known]]
+    for i, label in zip(touched.tolist(), touched_labels, strict=True):
+        text_ids[i] = bisect.bisect_left(texts, label)
+    return texts, text_ids
 
 
 def _merge(
@@ -396,6 +467,8 @@ def _merge(
     used: npt.NDArray[np.bool_],
     added: set[str],
     label_of: Callable[[str], str],
+    *,
+    order: Callable[[str], Any] = _order,
 ) -> tuple[list[str], list[str], npt.NDArray[np.int64]]:
     """Old ``terms`` (in table order) that are still ``used``, merged with the ``added`` ones; their labels
     (the old ones' kept, the new ones' ``label_of``) and old id → new id (-1: gone)."""
@@ -408,8 +481,8 @@ def _merge(
         for i in gone[::-1].tolist():
             del survivors[i]
             del survivor_labels[i]
-    new = sorted(added, key=_order)
-    at = [bisect.bisect_left(survivors, _order(term), key=_order) for term in new]
+    new = sorted(added, key=order)
+    at = [bisect.bisect_left(survivors, order(term), key=order) for term in new]
     merged: list[str] = []
     merged_labels: list[str] = []
     start = 0

@@ -4,7 +4,8 @@
 * :func:`file_graphs` — the named graphs of a TriG / N-Quads / TriX / JSON-LD file, which the dataset it is
   loaded into then owns (its default-graph triples go to the dataset's graph);
 * :func:`update_subjects` — the subjects of a SPARQL update made of one ``INSERT DATA`` or ``DELETE DATA``
-  operation, per dataset graph; ``None`` for any other update (its change is then "not known": a full build).
+  operation, per dataset graph; ``None`` for any other update (its change is then "not known": a full build);
+* :func:`data_quads` — the quads of such an update, so that what it changed is counted on them, not on the graph.
 
 Both return N-Triples text (``<iri>``, ``_:b``); a blank-node subject makes the change unknown to the index
 build, which then builds in full.
@@ -22,7 +23,7 @@ from kgsvc.ingest.triples import TRIPLE_FORMATS, triples_to_ntriples
 from kgsvc.store import DATASET_GRAPH_PREFIX, RdfFormat, parse_quads, read_path
 from kgsvc.store.base import dataset_of_graph
 
-__all__ = ["file_graphs", "file_subjects", "update_subjects"]
+__all__ = ["data_quads", "file_graphs", "file_subjects", "update_subjects"]
 
 # one operation: a prologue of PREFIX/BASE declarations, then INSERT DATA or DELETE DATA { quads }
 _DATA_UPDATE = re.compile(
@@ -97,3 +98,31 @@ def update_subjects(update: str) -> dict[str, set[str]] | None:
         if name is not None:
             result.setdefault(name, set()).add(str(quad.subject))
     return result
+
+
+def data_quads(update: str) -> list[tuple[str, str, str, str]] | None:
+    """The distinct quads ``(graph IRI, subject, predicate, object)`` (N-Triples text but the graph) in named graphs
+    of an update made of one ``INSERT DATA`` or ``DELETE DATA`` operation; ``None`` for any other update, one that
+    does not parse, or one with a blank node (then the caller counts the graphs instead).
+
+    >>> data_quads('DELETE DATA { GRAPH <urn:g> { <x:a> <x:p> "v" } }')
+    [('urn:g', '<x:a>', '<x:p>', '"v"')]
+    >>> data_quads('INSERT DATA { GRAPH <urn:g> { _:b <x:p> "v" } }') is None
+    True
+    """
+    match = _DATA_UPDATE.match(update)
+    if match is None:
+        return None
+    try:
+        quads = list(ox.parse(match["prologue"] + "\n" + match["body"], format=RdfFormat.TRIG))
+    except SyntaxError:
+        return None
+    if any(isinstance(term, ox.BlankNode) for q in quads for term in (q.subject, q.object)):
+        return None
+    return list(
+        dict.fromkeys(
+            (q.graph_name.value, str(q.subject), str(q.predicate), str(q.object))
+            for q in quads
+            if isinstance(q.graph_name, ox.NamedNode)
+        )
+    )

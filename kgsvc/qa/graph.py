@@ -107,6 +107,9 @@ class QAGraph:
     name: str = ""
     search_nodes: Search | None = None
     predictor: LinkPredictor | None = None  # the GNN trained on this snapshot, for inferred edges (issue 7)
+    version: int | None = None  # the index version it adapts, if any
+    #: the index version's node changes since an earlier version (kgsvc.index.dataset_index.DatasetIndex)
+    node_changes: tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
     _relation_vectors: npt.NDArray[np.float32] | None = field(default=None, repr=False)
     _node_ids: dict[str, int] | None = field(default=None, repr=False)
     _type_relation: int | None = field(default=None, repr=False)  # -1: none
@@ -125,6 +128,8 @@ class QAGraph:
             embed=index.embedder.encode,
             name=name,
             search_nodes=functools.partial(_search_index, index),
+            version=getattr(index, "version", None),
+            node_changes=getattr(index, "node_changes", None),
         )
 
     @classmethod

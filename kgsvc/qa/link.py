@@ -39,7 +39,15 @@ Every mention's score is multiplied by its **specificity**: ``1 / (1 + 40 · rat
 the mention's words occur in the dataset's exemplar questions with their entities masked (template words such
 as "director" or "film" are frequent there), or a small stop-word list when there are no exemplars.
 
-Entry points: :meth:`LabelIndex.build` once per dataset, then :meth:`EntityLinker.link` per question.
+Entry points: :meth:`LabelIndex.build` once per dataset, then :meth:`EntityLinker.link` per question. For an index
+version patched from the previous one (issue 23), :meth:`LabelIndex.extend` layers the new version's index over the
+previous one's: the plain base's tables are read through renumbered node ids (:mod:`kgsvc.qa.layered_keys`) and
+only the nodes changed since the base are folded and indexed (a small delta with its own automaton), so a new
+version's first question costs O(changes) dictionary work instead of a walk of every label; every look-up answers
+as a fresh :meth:`LabelIndex.build` would (``tests/qa/test_link_layers.py``).
+
+(Over 800 lines: the label index, its layers and the linker share the folding and alias rules and the index's
+private tables; the generic base + delta table view is in :mod:`kgsvc.qa.layered_keys`.)
 """
 
 from __future__ import annotations
@@ -47,14 +55,17 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import ahocorasick
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
+
+from kgsvc.qa.layered_keys import LayeredLists
 
 __all__ = [
     "COMMON_NOUNS",
@@ -242,19 +253,23 @@ class LabelIndex:
 
     labels: Sequence[str]
     keys: list[str] = field(default_factory=list)
-    nodes_of_key: dict[str, list[int]] = field(default_factory=dict)
+    nodes_of_key: Mapping[str, list[int]] = field(default_factory=dict)
     automaton: ahocorasick.Automaton | None = None
-    alias_nodes: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    alias_nodes: Mapping[str, list[tuple[int, str]]] = field(default_factory=dict)
     class_keys: dict[str, list[int]] = field(default_factory=dict)
     degree: Sequence[int] | None = None
     _by_length: list[tuple[int, str]] = field(default_factory=list)
     _by_word: dict[str, list[str]] = field(default_factory=dict)
     _keys_by_length: list[str] = field(default_factory=list)
     _lengths: list[int] = field(default_factory=list)
+    _min_length: int = 2
     #: label -> (its folded key, its aliases' folded keys and qualifiers), and the plurals they were made with:
     #: what a later build of the next index version reuses (``previous=``)
     _entries: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = field(default_factory=dict, repr=False)
     _plurals: frozenset[str] = field(default_factory=frozenset, repr=False)
+    _type_keys: frozenset[str] = field(default_factory=frozenset, repr=False)
+    #: a layered index (:meth:`extend`): the plain index it reads through, and its delta (module docstring)
+    _layer: _Layer | None = field(default=None, repr=False)
 
     @classmethod
     def build(
@@ -278,43 +293,117 @@ class LabelIndex:
         the folding and alias rules run only for the new labels: O(labels) dictionary work for the others.
         """
         index = cls(labels, degree=degree)
+        index._min_length = min_length
         nouns = {_key(labels[node]) for node in classes} | COMMON_NOUNS
         index._plurals = frozenset(_forms(n for n in nouns if " " not in n) - nouns)
         known = previous._entries if previous is not None and previous._plurals == index._plurals else {}
         entries = index._entries
-        for node, label in enumerate(labels):
-            entry = entries.get(label) or known.get(label) or _entry(label, index._plurals)
-            entries[label] = entry
-            key, alias_keys = entry
-            if len(key) < min_length:
-                continue
-            index.nodes_of_key.setdefault(key, []).append(node)
-            for alias_key, qualifier in alias_keys:
-                if len(alias_key) >= min_length:
-                    index.alias_nodes.setdefault(alias_key, []).append((node, qualifier))
-        for node in classes:
-            key = _key(labels[node])
-            if len(key) >= min_length:
-                index.class_keys.setdefault(key, []).append(node)
-        automaton = ahocorasick.Automaton()
-        type_keys = {
-            f"{det}{form}" for det in ("", *_DETERMINERS) for form in _forms((*index.class_keys, *COMMON_NOUNS))
-        }
-        for key in {**index.nodes_of_key, **index.alias_nodes, **dict.fromkeys(type_keys)}:
-            automaton.add_word(key, key)
-        if len(automaton):
-            automaton.make_automaton()
-        index.automaton = automaton
-        index.keys = sorted(index.nodes_of_key.keys() | index.alias_nodes.keys())
+        nodes_of_key, alias_nodes = _fill(
+            enumerate(labels), lambda label: entries.get(label) or known.get(label), index._plurals, entries, min_length
+        )
+        index.nodes_of_key, index.alias_nodes = nodes_of_key, alias_nodes
+        index.class_keys = _class_keys(labels, classes, min_length)
+        index._type_keys = _type_keys(index.class_keys)
+        index.automaton = _automaton([*nodes_of_key, *alias_nodes, *index._type_keys])
+        index.keys = sorted(nodes_of_key.keys() | alias_nodes.keys())
         index._by_length = sorted((len(k), k) for k in index.keys)
         index._keys_by_length = [k for _, k in index._by_length]
         index._lengths = [n for n, _ in index._by_length]
-        for key in index.nodes_of_key:
-            words = {w for w in key.split() if w not in STOPWORDS}
-            if len(words) >= 2:
-                for word in words:
-                    index._by_word.setdefault(word, []).append(key)
+        index._by_word = _by_word(nodes_of_key)
         return index
+
+    @classmethod
+    def extend(
+        cls,
+        previous: LabelIndex,
+        labels: Sequence[str],
+        *,
+        remap: npt.NDArray[np.integer[Any]],
+        touched: npt.NDArray[np.integer[Any]],
+        min_length: int = 2,
+        classes: Sequence[int] = (),
+        degree: Sequence[int] | None = None,
+    ) -> LabelIndex | None:
+        """The index of ``labels``, a version patched from ``previous``'s, without walking every label: a layered
+        index that reads ``previous``'s plain base through renumbered ids and indexes only the changed nodes.
+
+        ``remap[i]`` is the id in ``labels`` of ``previous``'s node ``i`` (``-1``: gone); ``touched`` the ids in
+        ``labels`` of the nodes that are new or whose label may have changed (every other node keeps its label).
+        Returns ``None`` when a layer cannot be made (the class nouns changed, ``min_length`` differs, or the delta
+        passed :data:`LABEL_DELTA_MAX_SHARE` of the base): then :meth:`build` with ``previous=``.
+
+        Every look-up (``nodes_of_key``, ``alias_nodes``, :meth:`matches`, :meth:`keys_near_length`,
+        :meth:`words_match`, :meth:`type_of`) answers as :meth:`build` over ``labels`` would.
+
+        Notes
+        -----
+        O(n) numpy work (renumbering the base ids) and O(d) dictionary work and folding for the d nodes of the
+        delta (every node changed since the base), plus an automaton over the delta's keys.
+        """
+        class_keys = _class_keys(labels, classes, min_length)
+        base = previous._layer.base if previous._layer is not None else previous
+        if class_keys.keys() != previous.class_keys.keys() or min_length != base._min_length:
+            return None
+        remap = np.asarray(remap, dtype=np.int64)
+        is_touched = np.zeros(len(labels) + 1, dtype=bool)  # the last slot stands for "gone" (-1)
+        is_touched[np.asarray(touched, dtype=np.int64)] = True
+        if previous._layer is None:
+            before = np.arange(len(previous.labels), dtype=np.int64)  # base id -> previous id
+            previous_delta: list[int] = []
+        else:
+            before = previous._layer.to_current
+            previous_delta = previous._layer.delta_ids
+        if remap.shape[0] != len(previous.labels):
+            return None
+        now = np.where(before >= 0, remap[before], -1)
+        now[is_touched[now]] = -1
+        moved = [int(m) for m in remap[np.asarray(previous_delta, dtype=np.int64)].tolist()] if previous_delta else []
+        delta_ids = sorted({m for m in moved if m >= 0 and not is_touched[m]} | set(touched.tolist()))
+        if len(delta_ids) > max(LABEL_DELTA_MIN, LABEL_DELTA_MAX_SHARE * len(base.labels)):
+            return None
+        # the keys of the base nodes dropped by this version (alive in the previous one): read from its labels
+        newly = np.flatnonzero((before >= 0) & (now < 0))
+        dropped = set(previous._layer.dropped_keys) if previous._layer is not None else set()
+        for prev_id in before[newly].tolist():
+            key, alias_keys = previous._entry_of(previous.labels[prev_id])
+            dropped.add(key)
+            dropped.update(k for k, _ in alias_keys)
+        index = cls(labels, degree=degree)
+        index._plurals, index._min_length = base._plurals, min_length
+        index.class_keys, index._type_keys = class_keys, base._type_keys
+        layer = _Layer(base, now, delta_ids, frozenset(dropped), previous._entries if previous._layer else {})
+        entries = index._entries
+        delta_nodes, delta_aliases = _fill(
+            ((node, labels[node]) for node in delta_ids), layer.entry_of, base._plurals, entries, min_length
+        )
+        index.nodes_of_key = LayeredLists(base.nodes_of_key, now, delta_nodes, pairs=False)
+        index.alias_nodes = LayeredLists(base.alias_nodes, now, delta_aliases, pairs=True)
+        layer.dead_labels = frozenset(k for k in dropped if k not in index.nodes_of_key)
+        layer.dead_keys = frozenset(k for k in layer.dead_labels if k not in index.alias_nodes)
+        base_keys = base.nodes_of_key.keys() | base.alias_nodes.keys()
+        extra = [k for k in {*delta_nodes, *delta_aliases} if k not in base_keys]
+        layer.automaton = _automaton([k for k in extra if k not in base._type_keys])
+        layer.extra_by_length = sorted((len(k), k) for k in extra)
+        layer.extra_by_word = _by_word({k: [] for k in delta_nodes if k not in base.nodes_of_key})
+        index._layer = layer
+        return index
+
+    def _entry_of(self, label: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """The folded key and aliases of ``label``, as this index made them."""
+        if self._layer is not None:
+            return self._layer.entry_of(label) or _entry(label, self._plurals)
+        return self._entries.get(label) or _entry(label, self._plurals)
+
+    def matches(self, folded: str) -> Iterator[tuple[int, str]]:
+        """``(end index, key)`` of every key (label, alias or class noun) found in the folded text."""
+        base = self if self._layer is None else self._layer.base
+        if base.automaton is not None and len(base.automaton):
+            dead = self._layer.dead_keys if self._layer is not None else frozenset()
+            for end, key in base.automaton.iter(folded):
+                if key not in dead or key in base._type_keys:
+                    yield end, key
+        if self._layer is not None and len(self._layer.automaton):
+            yield from self._layer.automaton.iter(folded)
 
     def nodes(self, key: str) -> list[int]:
         """Nodes with label ``key``, then nodes with alias ``key`` (each once)."""
@@ -347,8 +436,8 @@ class LabelIndex:
         if numbers:
             pool = numbers[:1]
         else:
-            pool = sorted(words, key=lambda w: len(self._by_word.get(w, ())))[:2]
-        candidates = {key for word in pool for key in self._by_word.get(word, ())}
+            pool = sorted(words, key=lambda w: len(self._word_keys(w)))[:2]
+        candidates = {key for word in pool for key in self._word_keys(word)}
         seen: dict[str, int] = {}
         for key in candidates:
             seen[key] = len(words & set(key.split()))
@@ -370,7 +459,110 @@ class LabelIndex:
         """Keys whose length is within ``slack`` (relative) of ``length`` (a slice of the keys sorted by length:
         O(log keys + result))."""
         lo, hi = int(length * (1 - slack)), int(length * (1 + slack)) + 1
-        return self._keys_by_length[bisect.bisect_left(self._lengths, lo) : bisect.bisect_right(self._lengths, hi)]
+        layer = self._layer
+        base = self if layer is None else layer.base
+        keys = base._keys_by_length[bisect.bisect_left(base._lengths, lo) : bisect.bisect_right(base._lengths, hi)]
+        if layer is None:
+            return keys
+        if layer.dead_keys:
+            keys = [k for k in keys if k not in layer.dead_keys]
+        extra = layer.extra_by_length
+        for n, key in extra[bisect.bisect_left(extra, (lo, "")) : bisect.bisect_left(extra, (hi + 1, ""))]:
+            keys.insert(bisect.bisect_left(keys, (n, key), key=lambda k: (len(k), k)), key)
+        return keys
+
+    def _word_keys(self, word: str) -> list[str]:
+        """The label keys (not aliases) with at least two content words, ``word`` one of them."""
+        if self._layer is None:
+            return self._by_word.get(word, [])
+        layer = self._layer
+        keys = [k for k in layer.base._by_word.get(word, ()) if k not in layer.dead_labels]
+        return keys + layer.extra_by_word.get(word, [])
+
+
+#: A layered label index (:meth:`LabelIndex.extend`) is rebuilt plain once its delta holds more nodes than this
+#: share of the base and than :data:`LABEL_DELTA_MIN`.
+LABEL_DELTA_MAX_SHARE = 0.1
+LABEL_DELTA_MIN = 4_096
+
+_Entry = tuple[str, tuple[tuple[str, str], ...]]
+
+
+def _fill(
+    items: Iterable[tuple[int, str]],
+    known: Callable[[str], _Entry | None],
+    plurals: Collection[str],
+    entries: dict[str, _Entry],
+    min_length: int,
+) -> tuple[dict[str, list[int]], dict[str, list[tuple[int, str]]]]:
+    """Key -> nodes and alias key -> (node, qualifier) of the ``(node, label)`` items (ascending nodes); the entry
+    of each label (``known``, else folded now) goes to ``entries``."""
+    nodes_of_key: dict[str, list[int]] = {}
+    alias_nodes: dict[str, list[tuple[int, str]]] = {}
+    for node, label in items:
+        entry = known(label) or _entry(label, plurals)
+        entries[label] = entry
+        key, alias_keys = entry
+        if len(key) < min_length:
+            continue
+        nodes_of_key.setdefault(key, []).append(node)
+        for alias_key, qualifier in alias_keys:
+            if len(alias_key) >= min_length:
+                alias_nodes.setdefault(alias_key, []).append((node, qualifier))
+    return nodes_of_key, alias_nodes
+
+
+def _class_keys(labels: Sequence[str], classes: Sequence[int], min_length: int) -> dict[str, list[int]]:
+    class_keys: dict[str, list[int]] = {}
+    for node in classes:
+        key = _key(labels[node])
+        if len(key) >= min_length:
+            class_keys.setdefault(key, []).append(node)
+    return class_keys
+
+
+def _type_keys(class_keys: Iterable[str]) -> frozenset[str]:
+    """The folded class nouns, singular and plural, with and without a determiner."""
+    return frozenset(f"{det}{form}" for det in ("", *_DETERMINERS) for form in _forms((*class_keys, *COMMON_NOUNS)))
+
+
+def _automaton(keys: Iterable[str]) -> ahocorasick.Automaton:
+    automaton = ahocorasick.Automaton()
+    for key in dict.fromkeys(keys):
+        automaton.add_word(key, key)
+    if len(automaton):
+        automaton.make_automaton()
+    return automaton
+
+
+def _by_word(keys: Iterable[str]) -> dict[str, list[str]]:
+    """Content word -> the keys with at least two content words that hold it."""
+    by_word: dict[str, list[str]] = {}
+    for key in keys:
+        words = {w for w in key.split() if w not in STOPWORDS}
+        if len(words) >= 2:
+            for word in words:
+                by_word.setdefault(word, []).append(key)
+    return by_word
+
+
+@dataclass(eq=False)
+class _Layer:
+    """What a layered :class:`LabelIndex` adds to its plain ``base`` (:meth:`LabelIndex.extend`)."""
+
+    base: LabelIndex
+    to_current: npt.NDArray[np.int64]  # base node id -> this version's id; -1: gone, or indexed in the delta
+    delta_ids: list[int]  # this version's ids of the nodes indexed in the delta, ascending
+    dropped_keys: frozenset[str]  # keys (labels and aliases) of every base node dropped so far
+    known: dict[str, _Entry]  # folded entries of the previous layer's delta labels
+    dead_labels: frozenset[str] = frozenset()  # base label keys no node has now
+    dead_keys: frozenset[str] = frozenset()  # base keys neither a label nor an alias of any node now
+    automaton: ahocorasick.Automaton = field(default_factory=ahocorasick.Automaton)  # keys the base lacks
+    extra_by_length: list[tuple[int, str]] = field(default_factory=list)
+    extra_by_word: dict[str, list[str]] = field(default_factory=dict)
+
+    def entry_of(self, label: str) -> _Entry | None:
+        return self.known.get(label) or self.base._entries.get(label)
 
 
 @dataclass
@@ -475,11 +667,8 @@ class EntityLinker:
         return sorted(nodes, key=key)
 
     def _exact(self, question: str, folded: str) -> tuple[list[LinkedSpan], list[TypeMention]]:
-        automaton = self.index.automaton
-        if automaton is None or not len(automaton):
-            return [], []
         found: list[tuple[int, int, str]] = []
-        for end_index, key in automaton.iter(folded):
+        for end_index, key in self.index.matches(folded):
             start, end = end_index - len(key) + 1, end_index + 1
             if _is_boundary(folded, start, end):
                 found.append((start, end, key))

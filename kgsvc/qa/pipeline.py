@@ -146,6 +146,7 @@ class QuestionAnswerer:
     _time_steps: tuple[frozenset[tuple[int, bool]], frozenset[tuple[int, bool]]] | None = field(
         default=None, repr=False
     )
+    _earlier_version: int | None = field(default=None, repr=False)
 
     # -- setup ---------------------------------------------------------------------------------------------------
 
@@ -154,6 +155,7 @@ class QuestionAnswerer:
         index version of the same dataset), so that a new version's first question folds only its new labels."""
         if earlier._linker is not None:
             self._earlier_labels = earlier._linker.index
+            self._earlier_version = earlier.graph.version
 
     @property
     def linker(self) -> EntityLinker:
@@ -162,13 +164,18 @@ class QuestionAnswerer:
             rate = self.exemplars.common_rate if self.exemplars is not None and len(self.exemplars) else None
             graph = self.graph
             earlier, self._earlier_labels = self._earlier_labels, None
+            classes, degree = graph.classes(), np.diff(graph.snapshot.indptr).tolist()
+            index = None
+            changes = graph.node_changes
+            if earlier is not None and changes is not None and changes[0] == self._earlier_version:
+                # a version patched from the earlier one: a layer over its label index, not a walk of every label
+                index = LabelIndex.extend(
+                    earlier, graph.node_labels, remap=changes[1], touched=changes[2], classes=classes, degree=degree
+                )
+            if index is None:
+                index = LabelIndex.build(graph.node_labels, classes=classes, degree=degree, previous=earlier)
             self._linker = EntityLinker(
-                LabelIndex.build(
-                    graph.node_labels,
-                    classes=graph.classes(),
-                    degree=np.diff(graph.snapshot.indptr).tolist(),
-                    previous=earlier,
-                ),
+                index,
                 embed=graph.embed if graph.search_nodes is not None else None,
                 search=graph.search_nodes,
                 common_rate=rate,

@@ -23,6 +23,9 @@ from kgsvc.index import layers as layers_module
 from kgsvc.index.changes import changed_subjects
 from kgsvc.index.dataset_index import DatasetIndex, load_index
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
+from kgsvc.qa.link import LabelIndex, fold
+from kgsvc.qa.options import QAOptions
+from kgsvc.qa.service import answerer_for
 from kgsvc.settings import Settings
 
 EX = "https://kgsvc.local/sample/"
@@ -341,3 +344,40 @@ def test_killed_incremental_build_keeps_the_previous_version(point: str, tmp_pat
         assert version is not None and version > 1 and _mode(kg, version) == "incremental"
         with _scratch(kg, tmp_path) as fresh:
             _assert_same(kg.index("sample"), fresh.index("sample"))
+
+
+def test_the_label_index_of_an_incremental_version_is_a_layer_equal_to_a_fresh_one(manual: kgsvc.KG) -> None:
+    """An incremental version names its node changes since the previous version (node_remap / node_touched); the
+    first question on it layers the linker's label index over the previous one's, and every look-up equals a label
+    index built from scratch over the version's labels."""
+    manual.build_index("sample")
+    manual.ask("who directed Paprika", dataset="sample")
+    updates = [
+        f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Glass_Harbour> {LABEL} "Glass Harbour" ; '
+        f"<{EX}directedBy> <{EX}person_Satoshi_Kon> ; <{EX}starring> <{EX}person_New_Face> }} }}",
+        f'DELETE DATA {{ GRAPH {GRAPH} {{ <{EX}film_Glass_Harbour> {LABEL} "Glass Harbour" }} }}',
+        f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Glass_Harbour> {LABEL} "Northern Echo" }} }}',
+    ]
+    for update in updates:
+        before = manual.index("sample")
+        old_terms = list(before.node_terms)
+        manual.update(update)
+        version = manual.build_index("sample")
+        assert _mode(manual, version) == "incremental"
+        index = manual.index("sample")
+        assert index.node_changes is not None
+        source, remap, touched = index.node_changes
+        assert source == before.version
+        new_terms = list(index.node_terms)
+        assert all(r < 0 or new_terms[r] == t for t, r in zip(old_terms, remap.tolist(), strict=True))
+        assert {t for t in new_terms if t not in old_terms} <= {new_terms[i] for i in touched.tolist()}
+        manual.ask("who directed Glass Harbour", dataset="sample")  # the first question builds the label index
+        layered = answerer_for(manual, "sample", QAOptions())
+        labels = layered.linker.index
+        assert labels._layer is not None  # a layer, not a walk of every label
+        fresh = LabelIndex.build(list(index.node_labels), classes=layered.graph.classes())
+        assert dict(labels.nodes_of_key) == fresh.nodes_of_key and dict(labels.alias_nodes) == fresh.alias_nodes
+        for text in ("Northern Echo", "Glass Harbour", "Satoshi Kon", "Paprika"):
+            key = fold(text).strip()
+            assert sorted(labels.matches(key)) == sorted(fresh.matches(key))
+            assert labels.keys_near_length(len(key)) == fresh.keys_near_length(len(key))

@@ -78,6 +78,22 @@ UPDATES = {
     "MOVE": (f"MOVE {D1} TO GRAPH {D2}", ["d1", "d2"]),
     "CLEAR GRAPH": (f"CLEAR GRAPH {D2}", ["d2"]),
     "DELETE DATA of nothing": (f"DELETE DATA {{ GRAPH {D1} {{ <{EX}no> <{EX}such> <{EX}triple> }} }}", []),
+    # INSERT DATA / DELETE DATA are counted on their own quads, not on the graphs (issue 23): every case of them
+    "INSERT DATA of a stored triple": (f'INSERT DATA {{ GRAPH {D1} {{ <{EX}a> <{EX}name> "Alice" }} }}', []),
+    "INSERT DATA partly stored, a triple twice": (
+        f'INSERT DATA {{ GRAPH {D1} {{ <{EX}a> <{EX}name> "Alice" . <{EX}a> <{EX}name> "Al"@en . '
+        f'<{EX}a> <{EX}name> "Al"@en }} }}',
+        ["d1"],
+    ),
+    "DELETE DATA partly stored": (
+        f'DELETE DATA {{ GRAPH {D1} {{ <{EX}a> <{EX}name> "Alice" . <{EX}a> <{EX}name> "Bob" }} }}',
+        ["d1"],
+    ),
+    "INSERT DATA into two datasets": (
+        f"INSERT DATA {{ GRAPH {D1} {{ <{EX}c> <{EX}knows> <{EX}a> }} GRAPH {D2} {{ <{EX}x> <{EX}likes> <{EX}y> }} }}",
+        ["d1"],
+    ),
+    "INSERT DATA with a blank node": (f"INSERT DATA {{ GRAPH {D2} {{ _:n <{EX}likes> <{EX}y> }} }}", ["d2"]),
     "two operations": (
         f"INSERT DATA {{ GRAPH {D2} {{ <{EX}x> <{EX}likes> <{EX}z> }} }} ; CLEAR SILENT GRAPH {D1}",
         ["d1", "d2"],
