@@ -46,6 +46,7 @@ from kgsvc.store import (
     to_result,
 )
 from kgsvc.store.graph_scope import update_scope
+from kgsvc.store.sparql_limits import sparql_depth, sparql_operators
 
 __all__ = ["KG"]
 
@@ -436,8 +437,9 @@ class KG:
         graphs = {n: [self.catalog.get(n).graph, *self.catalog.named_graphs(n)] for n in names}
         # one INSERT DATA / DELETE DATA: what changed is counted on its quads (O(quads)), not on the graphs (O(graph))
         quads = data_quads(update)
-        present = self._present(quads) if quads is not None else {}
-        before = {n: [self.store.count(g) for g in graphs[n]] for n in names} if quads is None else {}
+        present = self._present(quads) if quads is not None else None
+        # else (not one INSERT/DELETE DATA, or its quads too large for the text limits) the graphs are counted
+        before = {n: [self.store.count(g) for g in graphs[n]] for n in names} if present is None else {}
         subjects = update_subjects(update)  # None: not one INSERT/DELETE DATA, the index builds in full
         for name in names:
             self.catalog.intend_change(name, None if subjects is None else subjects.get(name, set()))
@@ -447,11 +449,12 @@ class KG:
         # a named graph the update dropped is no longer the dataset's (another may claim it); listing the store's
         # graphs only when some dataset here has named graphs
         stored = set(self.store.graphs()) if any(len(g) > 1 for g in graphs.values()) else set()
+        # the same texts as before the update: within the limits again
+        now = self._present(quads) if quads is not None and present is not None else None
         changed = []
         for name in names:
             self.catalog.release_graphs(name, [g for g in graphs[name][1:] if g not in stored])
-            if quads is not None:
-                now = self._present(quads)
+            if present is not None and now is not None:
                 deltas = [now.get(g, 0) - present.get(g, 0) for g in graphs[name]]
                 count: dict[str, int | None] = {"triples": None, "triples_delta": deltas[0]}
             else:
@@ -470,16 +473,34 @@ class KG:
                 changed.append(name)
         return changed
 
-    def _present(self, quads: Sequence[tuple[str, str, str, str]]) -> dict[str, int]:
-        """Graph IRI -> how many of ``quads`` the store holds in it. O(quads) index look-ups."""
-        if not quads:
-            return {}
-        rows = " ".join(f"(<{g}> {s} {p} {o})" for g, s, p, o in quads)
-        query = (
-            f"SELECT ?g (COUNT(*) AS ?n) WHERE {{ VALUES (?g ?s ?p ?o) {{ {rows} }} GRAPH ?g {{ ?s ?p ?o }} }} "
-            "GROUP BY ?g"
-        )
-        return {str(row[0].value): int(row[1].value) for row in cast(QuerySolutions, self.store.query(query))}
+    def _present(self, quads: Sequence[tuple[str, str, str, str]]) -> dict[str, int] | None:
+        """Graph IRI -> how many of ``quads`` the store holds in it, or ``None`` when a quad alone is too large for
+        the store's SPARQL text limits (:mod:`kgsvc.store.sparql_limits`; a literal full of brackets). ``VALUES``
+        queries in batches that stay within the limits (a large ``INSERT DATA`` is counted in several); O(quads)
+        index look-ups. The same quads give the same answer (``None`` or not) before and after an update."""
+        budget = self.store.sparql_max_operators // 2  # the rest for the query around the rows
+        batches: list[list[str]] = [[]]
+        weight = 0.0
+        for g, s, p, o in quads:
+            row = f"(<{g}> {s} {p} {o})"
+            cost = sparql_operators(row)
+            if cost > budget or sparql_depth(row) + 2 > self.store.sparql_max_depth:  # the row sits 2 deep
+                return None
+            if weight + cost > budget:
+                batches.append([])
+                weight = 0.0
+            batches[-1].append(row)
+            weight += cost
+        counts: dict[str, int] = {}
+        for rows in filter(None, batches):
+            values = " ".join(rows)
+            query = (
+                f"SELECT ?g (COUNT(*) AS ?n) WHERE {{ VALUES (?g ?s ?p ?o) {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} }} "
+                "GROUP BY ?g"
+            )
+            for row in cast(QuerySolutions, self.store.query(query)):
+                counts[str(row[0].value)] = counts.get(str(row[0].value), 0) + int(row[1].value)
+        return counts
 
     def _drop_orphan_graphs(self) -> None:
         """Remove dataset graphs that an update with variable graphs wrote for datasets that do not exist."""

@@ -93,6 +93,18 @@ UPDATES = {
         f"INSERT DATA {{ GRAPH {D1} {{ <{EX}c> <{EX}knows> <{EX}a> }} GRAPH {D2} {{ <{EX}x> <{EX}likes> <{EX}y> }} }}",
         ["d1"],
     ),
+    # 1,500 quads written short (PREFIX, commas: ~400 operators) are ~4,500 written out in full, more than one query
+    # may hold (KGSVC_SPARQL_MAX_OPERATORS, 1,000): counted in batches (W3C syntax-update-other-01 is such an update)
+    "INSERT DATA larger than one counting query": (
+        f"PREFIX e: <{EX}> INSERT DATA {{ GRAPH {D1} {{ e:a e:n " + ", ".join(map(str, range(1500))) + " } }",
+        ["d1"],
+    ),
+    # 30 brackets in a literal: the update nests 32 deep (the limit), a counting query's VALUES row 33: the graphs
+    # are counted instead
+    "INSERT DATA of a literal full of brackets": (
+        f'INSERT DATA {{ GRAPH {D1} {{ <{EX}a> <{EX}note> "{"(" * 30}" }} }}',
+        ["d1"],
+    ),
     "INSERT DATA with a blank node": (f"INSERT DATA {{ GRAPH {D2} {{ _:n <{EX}likes> <{EX}y> }} }}", ["d2"]),
     "two operations": (
         f"INSERT DATA {{ GRAPH {D2} {{ <{EX}x> <{EX}likes> <{EX}z> }} }} ; CLEAR SILENT GRAPH {D1}",
