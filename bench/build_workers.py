@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,7 +29,7 @@ from typing import Any
 
 import numpy as np
 import redis
-from freshness import _free_port, _process, _reachable, _wait_until, _worker_command
+from freshness import _free_port, _process, _reachable, _wait_until, _worker_command, distributed_env, oxigraph_binary
 from scale import STAGES, write_kb
 
 import kgsvc
@@ -110,8 +108,7 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()))
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f}, cpus: {os.cpu_count()}")
-    binary = shutil.which("oxigraph", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
-    assert binary, "the oxigraph server binary is missing"
+    binary = oxigraph_binary()
     with tempfile.TemporaryDirectory(prefix="kgsvc-workers-", dir=args.workdir) as tmp:
         workdir = Path(tmp)
         source = args.source or workdir / f"metaqa_x{args.scale}.tsv"
@@ -119,16 +116,7 @@ def main() -> None:
             write_kb(source, args.scale)
         port = _free_port()
         broker = f"redis://127.0.0.1:6379/{args.redis_db}"
-        env = {
-            **os.environ,
-            "KGSVC_DATA_DIR": str(workdir / "shared"),
-            "KGSVC_STORE_URL": f"http://127.0.0.1:{port}",
-            "KGSVC_BROKER_URL": broker,
-            "KGSVC_AUTO_INDEX": "false",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "TOKENIZERS_PARALLELISM": "false",
-        }
+        env = {**distributed_env(workdir, port, broker), "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
         redis.Redis.from_url(broker).flushdb()
         oxigraph = [binary, "serve", "--location", str(workdir / "oxigraph"), "--bind", f"127.0.0.1:{port}"]
         with _process(oxigraph, env, workdir / "oxigraph.log"):

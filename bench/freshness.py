@@ -178,13 +178,17 @@ def _worker_command() -> list[str]:
             "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
 
 
-def ask_batch_throughput(workdir: Path, redis_db: int, batches: int, batch_size: int) -> dict[int, float]:
-    """Questions per second answered by ``ask_batch`` jobs with 1 and with 2 worker processes."""
+def oxigraph_binary() -> str:
+    """The ``oxigraph`` server binary of this virtualenv (or on ``PATH``)."""
     binary = shutil.which("oxigraph", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
     assert binary, "the oxigraph server binary is missing"
-    port = _free_port()
-    broker = f"redis://127.0.0.1:6379/{redis_db}"
-    env = {
+    return binary
+
+
+def distributed_env(workdir: Path, port: int, broker: str) -> dict[str, str]:
+    """The environment of the distributed mode: ``oxigraph serve`` on ``port``, the catalog and indexes in
+    ``workdir/shared``, ``broker`` for Celery, auto-index off, one torch thread per process."""
+    return {
         **os.environ,
         "KGSVC_DATA_DIR": str(workdir / "shared"),
         "KGSVC_STORE_URL": f"http://127.0.0.1:{port}",
@@ -192,6 +196,14 @@ def ask_batch_throughput(workdir: Path, redis_db: int, batches: int, batch_size:
         "KGSVC_AUTO_INDEX": "false",
         "OMP_NUM_THREADS": "1",
     }
+
+
+def ask_batch_throughput(workdir: Path, redis_db: int, batches: int, batch_size: int) -> dict[int, float]:
+    """Questions per second answered by ``ask_batch`` jobs with 1 and with 2 worker processes."""
+    binary = oxigraph_binary()
+    port = _free_port()
+    broker = f"redis://127.0.0.1:6379/{redis_db}"
+    env = distributed_env(workdir, port, broker)
     redis.Redis.from_url(broker).flushdb()
     oxigraph = [binary, "serve", "--location", str(workdir / "oxigraph"), "--bind", f"127.0.0.1:{port}"]
     results: dict[int, float] = {}
