@@ -39,12 +39,18 @@ ROUTES: list[str] = []
 
 def _switch(app: FastAPI) -> ASGIApp:
     async def switch(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and (b"x-test-route", b"full") in scope["headers"]:
-            await FastAPI.__call__(app, scope, receive, send)
-        else:
+        async def record(message: Message) -> None:
+            # Recorded before the response leaves, so the client cannot see it (and send its next request) first.
+            if message["type"] == "http.response.start":
+                ROUTES.append("stack" if "router" in scope else "fast")
+            await send(message)
+
+        if scope["type"] != "http":
             await app(scope, receive, send)
-        if scope["type"] == "http":
-            ROUTES.append("stack" if "router" in scope else "fast")
+        elif (b"x-test-route", b"full") in scope["headers"]:
+            await FastAPI.__call__(app, scope, receive, record)
+        else:
+            await app(scope, receive, record)
 
     return switch
 
