@@ -54,7 +54,7 @@ It names no benchmark relation: everything comes from the labels the graph holds
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,10 +71,15 @@ __all__ = [
     "OF_ANSWER",
     "OF_ENTITY",
     "OF_MODIFIER",
+    "OF_OBJECT",
+    "OF_TAIL",
+    "OF_VERB",
+    "PREPOSITIONS",
     "REQUESTS",
     "RETURN",
     "SHARE_CUES",
     "GraphLexicon",
+    "answer_ranges",
     "content_words",
     "mark_returns",
     "mark_steps",
@@ -146,6 +151,48 @@ OF_ENTITY = "\x00entity"
 OF_ANSWER = "\x00answer"
 #: Tags the modifier of a class noun that spells a relation's object ("which *football* club", "a *soccer* club").
 OF_MODIFIER = "\x00modifier"
+#: Tags a content word after a linked entity that ends the question in the entity's noun phrase ("who plays for the X
+#: *national football team*"): it explains at most the step at the entity.
+OF_TAIL = "\x00tail"
+#: Tags a preposition whose object is a linked entity ("a club *in* X", "who plays *for* the X team"): it explains the
+#: step at the entity when the entity is that relation's object and the relation's label has the preposition.
+OF_OBJECT = "\x00object"
+#: Tags the word before such a preposition when some relation label has the two in a row ("who *plays* for the X
+#: team" ↔ *plays for country*): the role is this mark followed by the preposition, and the word explains only a
+#: step whose label has them so (not *plays in club*).
+OF_VERB = "\x00verb "
+#: Prepositions that may say a relation by themselves ("a club *in* X"); "of" is a genitive marker
+#: (:func:`kgsvc.qa.align.reading_order`), not one of them.
+PREPOSITIONS = frozenset(
+    {"in", "at", "on", "for", "from", "by", "with", "into", "to", "under", "over", "about", "during", "through"}
+)
+#: Auxiliaries that, right after the question's wh-phrase, invert it ("when *were* the winners of X born"): its main
+#: verb may then end the question, after the entity.
+_AUXILIARIES = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+    }
+)
 #: Verbs that open a request for a list of things: with an article after them ("name *a* player", "show *the*
 #: clubs") the noun phrase that follows names the class of the answer, as after "which".
 REQUESTS = frozenset({"name", "list", "give", "show", "find", "mention", "tell", "enumerate"})
@@ -224,7 +271,8 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
 
     >>> phrase_roles("name a player who plays x".split(), [5]) == {2: OF_ANSWER}
     True
-    >>> phrase_roles("which football club does x play for".split(), [4], ["plays in club"]) == {1: OF_MODIFIER}
+    >>> phrase_roles("which football club does x play for".split(), [4], ["plays in club"]) == {
+    ...     1: OF_MODIFIER, 2: OF_ANSWER}
     True
     >>> roles = phrase_roles("who plays at the soccer club x".split(), [6])
     >>> sorted(roles), roles[4] == OF_ENTITY
@@ -239,6 +287,8 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         head = tokens[answer + 1] if answer + 1 < len(tokens) and content[answer + 1] else None
         held = head is not None and any(stem_match(head, o) for o in objects)
         roles[answer] = OF_MODIFIER if held else OF_ANSWER
+        if held and answer + 1 not in entities:  # the class noun itself ("a soccer *club* in X")
+            roles[answer + 1] = OF_ANSWER
     runs = [i for i in sorted(entities) if i - 1 not in entities]  # the first token of each entity
     for first in runs:
         last = first
@@ -250,7 +300,87 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         if before >= 0 and before < first - 1 and tokens[before] in _DETERMINERS:
             for i in range(before + 1, first):
                 roles.setdefault(i, OF_ENTITY)
+        determined = before >= 0 and tokens[before] in _DETERMINERS
+        tail = range(last + 1, len(tokens))
+        if determined and 1 <= len(tail) <= _PHRASE_WORDS and all(content[i] for i in tail) and not inverted(tokens):
+            for i in tail:
+                roles.setdefault(i, OF_TAIL)
+        at = first - 1
+        if at >= 0 and tokens[at] in _DETERMINERS:
+            at -= 1
+        if at >= 0 and tokens[at] in PREPOSITIONS:
+            roles.setdefault(at, OF_OBJECT)
+            verb = at - 1
+            if verb >= 0 and content[verb] and verb not in entities and verb not in roles:
+                if any(said_with(tokens[verb], tokens[at], label) for label in labels):
+                    roles[verb] = OF_VERB + tokens[at]
     return roles
+
+
+def said_with(word: str, preposition: str, label: str) -> bool:
+    """Whether relation ``label`` has a word sharing ``word``'s stem right before ``preposition`` ("plays" ↔ *plays
+    for country*).
+
+    >>> said_with("plays", "for", "plays_for_country"), said_with("plays", "for", "plays in club")
+    (True, False)
+    """
+    words = label.casefold().replace("_", " ").replace("-", " ").split()
+    return any(stem_match(word, a) and b == preposition for a, b in zip(words, words[1:], strict=False))
+
+
+def inverted(tokens: Sequence[str]) -> bool:
+    """Whether an auxiliary follows the question's wh-phrase (its first wh-word, and the noun after a
+    wh-determiner): "when *were* the winners of X born", "which club *does* X play for" — the main verb may then
+    end the question. "who plays for X", "which laureates won X" and requests are not inverted.
+
+    >>> inverted("when were the winners of x born".split()), inverted("who plays for the x national team".split())
+    (True, False)
+    """
+    first = next((i for i, t in enumerate(tokens) if t in WH_WORDS), None)
+    if first is None:
+        return False
+    at = first + 1
+    if tokens[first] in WH_DETERMINERS and at < len(tokens) and tokens[at] not in FUNCTION_WORDS:
+        at += 1
+    return at < len(tokens) and tokens[at] in _AUXILIARIES
+
+
+def answer_ranges(
+    keys: Sequence[str],
+    heads: npt.NDArray[np.integer],
+    relations: npt.NDArray[np.integer],
+    tails: npt.NDArray[np.integer],
+    *,
+    share: float = 0.9,
+) -> dict[tuple[str, bool], frozenset[str]]:
+    """For each step ``(key, outgoing)`` of the graph (``keys[r]`` the key of relation ``r``; the triples as
+    arrays), the keys of the other relations whose objects hold at least ``share`` of the nodes the step ends at:
+    the graph's own classes where it has no ``rdf:type`` (the clubs are what *plays in club* points to). O(relations
+    · triples).
+
+    >>> r = answer_ranges(["plays in club", "is in country"], np.array([0, 1, 2]), np.array([0, 0, 1]),
+    ...                   np.array([2, 2, 3]))
+    >>> sorted(r[("is in country", False)])
+    ['plays in club']
+    """
+    n = int(max(heads.max(initial=-1), tails.max(initial=-1))) + 1
+    objects: dict[str, npt.NDArray[np.bool_]] = {}
+    ends: dict[tuple[str, bool], npt.NDArray[np.integer]] = {}
+    for r, key in enumerate(keys):
+        at = relations == r
+        if not at.any():
+            continue
+        mask = objects.setdefault(key, np.zeros(n, np.bool_))
+        mask[tails[at]] = True
+        for outgoing, side in ((True, tails), (False, heads)):
+            step = (key, outgoing)
+            ends[step] = np.union1d(ends[step], side[at]) if step in ends else np.unique(side[at])
+    out: dict[tuple[str, bool], frozenset[str]] = {}
+    for step, nodes in ends.items():
+        held = [k for k, mask in objects.items() if k != step[0] and float(mask[nodes].mean()) >= share]
+        if held:
+            out[step] = frozenset(held)
+    return out
 
 
 def class_words(tokens: Sequence[str]) -> frozenset[str]:
@@ -361,6 +491,10 @@ class GraphLexicon(RelationLexicon):
         Words that go to NULL at no cost: those naming the class of the answer (:func:`class_words`).
     plain : frozenset of str
         Share cues that are no share cues in this question (:func:`plain_cues`: the "both" of "both … and").
+    ranges : mapping
+        For a step ``(relation key, outgoing)``, the keys of the relations whose objects hold the nodes it ends at
+        (:func:`answer_ranges`): the clubs a step *is in country* walked back reaches are what *plays in club*
+        points to, so "a soccer *club* in X" names them.
 
     Notes
     -----
@@ -379,6 +513,7 @@ class GraphLexicon(RelationLexicon):
     names: frozenset[str] = frozenset()
     free: frozenset[str] = frozenset()
     plain: frozenset[str] = frozenset()
+    ranges: Mapping[tuple[str, bool], frozenset[str]] = field(default_factory=dict)
     _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     _best: dict[str, float] = field(default_factory=dict, repr=False)
@@ -434,6 +569,19 @@ class GraphLexicon(RelationLexicon):
         own = self.similarity(word, parts[-1])
         return all(own >= self.similarity(word, p) for p in parts[:-1])
 
+    def typed(self, word: str, key: str, outgoing: bool) -> float:
+        """The emission of the answer's class word for a step that ends at the objects of another relation whose
+        object noun the word spells (:attr:`ranges`: "*club*" for a step ending at what *plays in club* points to):
+        the word's emission for that relation, as if the step's own label said it; 0 when there is none."""
+        best = 0.0
+        for other in self.ranges.get((key, outgoing), ()):
+            parts = content_words(other)
+            if other != key and parts and stem_match(word, parts[-1]):
+                contrast = self.contrast(word, other)
+                if contrast >= self.tau:
+                    best = max(best, math.exp(self.beta * (contrast - self.tau)))
+        return best
+
     def null_prob(self, word: str) -> float:
         """``t(word | NULL)``: 1 for a word that names no relation of the graph; for a content word closer to one
         relation than to any other (best contrast ``c* > 0``), ``miss^(null_share · min(1, c*/τ))``: a path that
@@ -477,9 +625,20 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY and not (FIRST in marks and any(stem_match(word, p) for p in content_words(key))):
             return 1e-9  # the entity's noun phrase names its class: at most its own step, by spelling the label
+        if role.startswith(OF_VERB) and not said_with(word, role[len(OF_VERB) :], key):
+            return 1e-9  # "who *plays* for the X team": the verb and its preposition name one relation together
+        if role == OF_TAIL and FIRST not in marks:
+            return 1e-9  # "the X *national football team*": the entity's noun phrase, at most the entity's own step
+        if role == OF_OBJECT:  # "a club *in* X": the entity is the object of a relation whose label says "in"
+            said = FIRST in marks and not outgoing and word in key.split()
+            return math.exp(self.beta * self.tau) if said else 1e-9
         if role == OF_MODIFIER or (role == OF_ANSWER and LAST not in marks):
             return 1e-9  # the answer's class: at most the step that reaches the answer; a modifier of a class noun
             # that spells a relation's object ("which *vocal* choir") none
+        if role == OF_ANSWER:
+            typed = self.typed(word, key, outgoing)
+            if typed > 0.0:
+                return typed  # "a soccer *club* in X": the step ends at what *plays in club* points to
         if role == OF_ANSWER and outgoing and not self.names_object(word, key):
             return 1e-9  # the answer is the object: "player" is closer to *plays* than to *club*, it names no club
         if role == OF_ANSWER and not outgoing and any(stem_match(word, p) for p in content_words(key)[-1:]):
