@@ -300,20 +300,21 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         if before >= 0 and before < first - 1 and tokens[before] in _DETERMINERS:
             for i in range(before + 1, first):
                 roles.setdefault(i, OF_ENTITY)
-        determined = before >= 0 and tokens[before] in _DETERMINERS
+        at = first - 1  # a preposition whose object is the entity ("in X", "for the X")
+        determined = at >= 0 and tokens[at] in _DETERMINERS
+        at -= 1 if determined else 0
+        if at < 1 or tokens[at] not in PREPOSITIONS or at - 1 in entities:
+            continue
+        verb = at - 1
+        if content[verb] and verb not in roles and any(said_with(tokens[verb], tokens[at], x) for x in labels):
+            roles[verb] = OF_VERB + tokens[at]
+        if content[verb] and verb not in roles:
+            continue  # "born *in* X": the preposition belongs to its verb's relation, it says none of its own
+        roles.setdefault(at, OF_OBJECT)
         tail = range(last + 1, len(tokens))
         if determined and 1 <= len(tail) <= _PHRASE_WORDS and all(content[i] for i in tail) and not inverted(tokens):
-            for i in tail:
+            for i in tail:  # "plays for the X *national football team*": the object's own noun phrase
                 roles.setdefault(i, OF_TAIL)
-        at = first - 1
-        if at >= 0 and tokens[at] in _DETERMINERS:
-            at -= 1
-        if at >= 0 and tokens[at] in PREPOSITIONS:
-            roles.setdefault(at, OF_OBJECT)
-            verb = at - 1
-            if verb >= 0 and content[verb] and verb not in entities and verb not in roles:
-                if any(said_with(tokens[verb], tokens[at], label) for label in labels):
-                    roles[verb] = OF_VERB + tokens[at]
     return roles
 
 

@@ -100,8 +100,13 @@ LABELS = ["rides for nation", "rides in team", "rides role", "is in nation"]
         ("name a cycling team in X ?", {"cycling": OF_MODIFIER, "team": OF_ANSWER, "in": OF_OBJECT}),
         # an inverted question: its main verb may end it, after the entity ("when were the winners of X born")
         ("when were the riders of the X born ?", {}),
-        # no label has "sings" before "for": the verb is read as any word
-        ("who sings for the X ?", {"for": OF_OBJECT}),
+        # no label has "sings" before "for": the preposition belongs to the verb, which is read as any word
+        ("who sings for the X ?", {}),
+        ("who was born in X ?", {}),
+        # after a function word the preposition may say the relation alone
+        ("who is in X ?", {"in": OF_OBJECT}),
+        # no preposition before "the X": "won the X prize" may name a relation of X, not X's class
+        ("who won the X prize ?", {}),
     ],
 )
 def test_phrase_roles(question: str, roles: dict[str, str]) -> None:
