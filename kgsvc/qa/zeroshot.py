@@ -32,7 +32,14 @@ died in X" is two conditions, not a value shared with X). The words of two noun 
 (:func:`phrase_roles`, 2026-11-26 (wc)): the answer's class word ("name a *player* who plays X", "what *sex* is
 X 's dad") explains at most the step that reaches the answer, by its object noun, and a modifier before a class noun
 that spells a relation's object ("which *football* club") none; the words between a determiner and a linked entity
-("who plays at the *soccer club* X") explain at most the step at the entity, by spelling its label. Each step that
+("who plays at the *soccer club* X") explain at most the step at the entity, by spelling its label. Since
+2026-11-26 (wc1): the words that end the question after "<preposition> the X" are X's phrase too and explain at most
+X's step ("who plays for the X *national football team*"); a preposition before an entity says the relation at the
+entity when the entity is its object and its label has the preposition ("a club *in* X" ↔ *is in country*), and a
+verb written before it as a label writes it names only such relations ("*plays* for the X" ↔ *plays for country*,
+not *plays in club*); the answer's class noun names a step that ends at the objects of the relation whose object
+noun it spells (:func:`answer_ranges`: "a soccer *club* in X" is the clubs that *is in country* walked back reaches,
+which *plays in club* points to: the graph's own classes where it has no ``rdf:type``). Each step that
 no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
@@ -253,19 +260,29 @@ def _answer_word(tokens: Sequence[str]) -> int | None:
 
 
 def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Sequence[str] = ()) -> dict[int, str]:
-    """The question's words that stand in a noun phrase of the answer or of a linked entity, by token index:
-    :data:`OF_ANSWER`, :data:`OF_MODIFIER` or :data:`OF_ENTITY`.
+    """The question's words that stand in a noun phrase of the answer or of a linked entity, or that say the
+    relation of an entity by a preposition, by token index: :data:`OF_ANSWER`, :data:`OF_MODIFIER`,
+    :data:`OF_ENTITY`, :data:`OF_TAIL`, :data:`OF_OBJECT` or :data:`OF_VERB` followed by the preposition.
 
     * **the answer's**: the content word right after the question's first wh-word when that is a determiner, or
       after a request's article ("what *sex* is X 's dad", "name a *player* who plays X", "which *national* team does
       X play for"): the class of the answer or its modifier (the words after it may be a verb: "which person
       *directed* …", and are read as any word). When the word after it spells the last content word of one of
-      ``labels`` (a relation's object: "club" in *plays in club*), that word is the class and this one a modifier
-      ("which *football* club does X play for");
+      ``labels`` (a relation's object: "club" in *plays in club*), that word is the class (:data:`OF_ANSWER`, since
+      2026-11-26 wc1) and this one a modifier ("which *football* club does X play for");
     * **a linked entity's**: up to :data:`_PHRASE_WORDS` content words between a determiner and the entity (the
       tokens ``entities``: a masked mention, or the words of one this reading leaves unmasked), an apposition that
-      names the entity's class ("who plays at the *soccer club* X", "the *film* X"). Words after the entity are not
-      read so: "the X *director*", "the economics *prize*" name a relation of X.
+      names the entity's class ("who plays at the *soccer club* X", "the *film* X");
+    * **a preposition whose object is the entity** ("a club *in* X", "plays *for* the X team"; not *of*, a genitive
+      marker), when the word before it is no content word, a word of the answer's phrase, or a verb that some label
+      writes before that preposition (:func:`said_with`: "*plays* for" ↔ *plays for country*; the verb is then tagged
+      :data:`OF_VERB`): :data:`OF_OBJECT`. After any other content word the preposition belongs to that word's
+      relation ("born *in* X") and has no role;
+    * **the words after "<preposition> the X"** that end the question (one to :data:`_PHRASE_WORDS` content words),
+      unless an auxiliary follows the wh-phrase (:func:`inverted`: "when were the winners of X *born*" ends with its
+      verb): X's own noun phrase ("who plays for the X *national football team*"), :data:`OF_TAIL`. With no
+      preposition before "the X" the words after it may name a relation of X ("who won the economics *prize*", "the
+      X *director*") and have no role.
 
     Share cues, :data:`FUNCTION_WORDS` and the entities' own tokens have no role.
 
@@ -277,6 +294,9 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
     >>> roles = phrase_roles("who plays at the soccer club x".split(), [6])
     >>> sorted(roles), roles[4] == OF_ENTITY
     ([4, 5], True)
+    >>> roles = phrase_roles("who plays for the x national team".split(), [4], ["plays for country"])
+    >>> [roles[i] for i in sorted(roles)] == [OF_VERB + "for", OF_OBJECT, OF_TAIL, OF_TAIL]
+    True
     """
     content = [t not in FUNCTION_WORDS and t not in SHARE_CUES and not t.startswith("co-") for t in tokens]
     entities = set(entities)
@@ -617,7 +637,13 @@ class GraphLexicon(RelationLexicon):
         plays X" is no step to the players' clubs), when it is the subject only if the word does not spell the object
         noun ("which *country* is X based in" is no step back to the country's players; "which *films* did X act
         in" may read *starred actors* walked back to the films); a modifier of a class noun that spells a relation's
-        object (:data:`OF_MODIFIER`: "which *football* club does X play for") none."""
+        object (:data:`OF_MODIFIER`: "which *football* club does X play for") none. The answer's class word explains
+        a last step that ends at the objects of a relation whose object noun it spells as it explains that relation
+        (:meth:`typed`). A word of an entity's trailing phrase (:data:`OF_TAIL`) explains at most the step marked
+        :data:`FIRST`; a preposition before an entity (:data:`OF_OBJECT`) explains that step with
+        ``exp(β τ)`` when the entity is the relation's object and its label has the preposition, nothing else; a
+        verb tagged :data:`OF_VERB` only a relation whose label writes it before its preposition (:func:`said_with`).
+        """
         key, outgoing = step
         if not key:
             return self.null_prob(word)
