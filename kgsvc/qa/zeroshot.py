@@ -165,8 +165,8 @@ OF_TAIL = "\x00tail"
 #: step at the entity when the entity is that relation's object and the relation's label has the preposition.
 OF_OBJECT = "\x00object"
 #: Tags the word before such a preposition when some relation label has the two in a row ("who *plays* for the X
-#: team" ↔ *plays for country*): the role is this mark followed by the preposition, and the word explains only a
-#: step whose label has them so (not *plays in club*).
+#: team" ↔ *plays for country*): the role is this mark followed by the preposition, and the word explains only the
+#: step at the entity, and only when its label has them so (not *plays in club*).
 OF_VERB = "\x00verb "
 #: Prepositions that may say a relation by themselves ("a club *in* X"); "of" is a genitive marker
 #: (:func:`kgsvc.qa.align.reading_order`), not one of them.
@@ -269,7 +269,8 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
       X play for"): the class of the answer or its modifier (the words after it may be a verb: "which person
       *directed* …", and are read as any word). When the word after it spells the last content word of one of
       ``labels`` (a relation's object: "club" in *plays in club*), that word is the class (:data:`OF_ANSWER`, since
-      2026-11-26 wc1) and this one a modifier ("which *football* club does X play for");
+      2026-11-26 wc1, unless an entity follows it: "which films *starring* X") and this one a modifier ("which
+      *football* club does X play for");
     * **a linked entity's**: up to :data:`_PHRASE_WORDS` content words between a determiner and the entity (the
       tokens ``entities``: a masked mention, or the words of one this reading leaves unmasked), an apposition that
       names the entity's class ("who plays at the *soccer club* X", "the *film* X");
@@ -307,8 +308,8 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         head = tokens[answer + 1] if answer + 1 < len(tokens) and content[answer + 1] else None
         held = head is not None and any(stem_match(head, o) for o in objects)
         roles[answer] = OF_MODIFIER if held else OF_ANSWER
-        if held and answer + 1 not in entities:  # the class noun itself ("a soccer *club* in X")
-            roles[answer + 1] = OF_ANSWER
+        if held and answer + 2 not in entities:  # the class noun itself ("a soccer *club* in X"); a word with an
+            roles[answer + 1] = OF_ANSWER  # entity right after it takes it as object ("films *starring* X")
     runs = [i for i in sorted(entities) if i - 1 not in entities]  # the first token of each entity
     for first in runs:
         last = first
@@ -642,7 +643,8 @@ class GraphLexicon(RelationLexicon):
         (:meth:`typed`). A word of an entity's trailing phrase (:data:`OF_TAIL`) explains at most the step marked
         :data:`FIRST`; a preposition before an entity (:data:`OF_OBJECT`) explains that step with
         ``exp(β τ)`` when the entity is the relation's object and its label has the preposition, nothing else; a
-        verb tagged :data:`OF_VERB` only a relation whose label writes it before its preposition (:func:`said_with`).
+        verb tagged :data:`OF_VERB` only a step marked :data:`FIRST` whose label writes it before its preposition
+        (:func:`said_with`).
         """
         key, outgoing = step
         if not key:
@@ -652,8 +654,8 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY and not (FIRST in marks and any(stem_match(word, p) for p in content_words(key))):
             return 1e-9  # the entity's noun phrase names its class: at most its own step, by spelling the label
-        if role.startswith(OF_VERB) and not said_with(word, role[len(OF_VERB) :], key):
-            return 1e-9  # "who *plays* for the X team": the verb and its preposition name one relation together
+        if role.startswith(OF_VERB) and not (FIRST in marks and said_with(word, role[len(OF_VERB) :], key)):
+            return 1e-9  # "who *plays* for the X team": the verb and its preposition name the relation at X together
         if role == OF_TAIL and FIRST not in marks:
             return 1e-9  # "the X *national football team*": the entity's noun phrase, at most the entity's own step
         if role == OF_OBJECT:  # "a club *in* X": the entity is the object of a relation whose label says "in"

@@ -127,3 +127,14 @@ def test_answer_ranges() -> None:
     half = answer_ranges(keys, heads, relations, tails, share=0.5)
     assert half[("is in nation", False)] == {"rides in team"}
     assert half[("is in nation", True)] == {"rides for nation"}
+
+
+def test_a_word_that_takes_the_entity_is_no_class_noun() -> None:
+    # "starring" spells the one-word label *starring*, but it takes X as its object: a verb, not the answer's class
+    tokens, masks = question_tokens("which films starring X were directed by X")
+    roles = phrase_roles(tokens, masks, ["starring", "directed by", "release year"])
+    assert {tokens[i]: role for i, role in roles.items()} == {
+        "films": OF_MODIFIER,
+        "directed": OF_VERB + "by",
+        "by": OF_OBJECT,
+    }
