@@ -45,7 +45,16 @@ from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_k
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.zeroshot import FUNCTION_WORDS, GraphLexicon, class_words, mark_steps, phrase_roles, phrasings, plain_cues
+from kgsvc.qa.zeroshot import (
+    FUNCTION_WORDS,
+    GraphLexicon,
+    answer_ranges,
+    class_words,
+    mark_steps,
+    phrase_roles,
+    phrasings,
+    plain_cues,
+)
 
 __all__ = [
     "CLASS_MIN_COS",
@@ -119,7 +128,14 @@ class CandidateRanker:
         """The zero-shot lexicon read off the graph's relation labels (:mod:`kgsvc.qa.zeroshot`; built once)."""
         if self._graph_lexicon is None:
             keys = sorted({relation_key(label) for label in self.graph.relation_labels})
-            self._graph_lexicon = GraphLexicon(embed=self.graph.embed, labels=keys)
+            snapshot = self.graph.snapshot
+            ranges = answer_ranges(
+                [relation_key(label) for label in self.graph.relation_labels],
+                snapshot.triple_heads,
+                snapshot.triple_relations,
+                snapshot.triple_tails,
+            )
+            self._graph_lexicon = GraphLexicon(embed=self.graph.embed, labels=keys, ranges=ranges)
         return self._graph_lexicon
 
     @property
