@@ -1,0 +1,90 @@
+"""Binary string tables (kgsvc.index.strings) and the patch helpers built on them (kgsvc.index.labels)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgsvc.index.labels import _canonical_order, _splice
+from kgsvc.index.strings import StringTable, TextLabels, read_strings, strings_exist, write_strings
+
+WORDS = ["", "a", "Ab", "é", "東京", "x y", '"1999"', "<https://e.org/x>", "zz\n", "b\x00c"]
+
+
+def _random_strings(rng: random.Random, n: int) -> list[str]:
+    return ["".join(rng.choice(WORDS) for _ in range(rng.randint(0, 3))) for _ in range(n)]
+
+
+def test_tables_round_trip_through_files(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    for n in (0, 1, 7, 200):
+        strings = _random_strings(rng, n)
+        write_strings(tmp_path, "t", strings)
+        table = read_strings(tmp_path, "t")
+        assert isinstance(table, StringTable) and isinstance(table.blob, np.memmap)
+        assert list(table) == strings and table.tolist() == strings and len(table) == n
+        assert [table[i] for i in range(n)] == strings and table[1:4] == strings[1:4]
+        if n:
+            assert table[-1] == strings[-1]
+    with pytest.raises(IndexError):
+        StringTable.from_strings(["a"])[1]
+
+
+def test_json_lists_of_older_versions_are_read(tmp_path: Path) -> None:
+    (tmp_path / "node_terms.json").write_text(json.dumps(["<a>", "é"], ensure_ascii=False), encoding="utf-8")
+    assert strings_exist(tmp_path, "node_terms") and not strings_exist(tmp_path, "node_texts")
+    assert read_strings(tmp_path, "node_terms") == ["<a>", "é"]
+    with pytest.raises(OSError):
+        read_strings(tmp_path, "node_texts")
+
+
+def test_splice_equals_list_deletions_and_insertions() -> None:
+    rng = random.Random(11)
+    for _ in range(300):
+        strings = _random_strings(rng, rng.randint(0, 30))
+        keep = [rng.random() < 0.8 for _ in strings]
+        kept = [s for s, k in zip(strings, keep, strict=True) if k]
+        inserts = sorted((rng.randint(0, len(kept)), s) for s in _random_strings(rng, rng.randint(0, 5)))
+        inserts.sort(key=lambda item: item[0])  # stable: strings at one position keep their order
+        expected = list(kept)
+        for offset, (position, text) in enumerate(inserts):
+            expected.insert(position + offset, text)
+        assert StringTable.from_strings(strings).splice(keep, inserts).tolist() == expected
+
+
+def test_splice_of_sorted_terms_gives_the_merge_and_the_remap() -> None:
+    rng = random.Random(5)
+    for _ in range(200):
+        terms = sorted(set(_random_strings(rng, rng.randint(0, 40))))
+        used = np.asarray([rng.random() < 0.85 for _ in terms], dtype=bool)
+        added = {s for s in _random_strings(rng, rng.randint(0, 6)) if s not in terms}
+        table, remap, new_ids = _splice(terms, used, added, str)
+        expected = sorted([t for t, u in zip(terms, used.tolist(), strict=True) if u] + list(added))
+        assert table.tolist() == expected
+        for i, term in enumerate(terms):
+            assert remap[i] == (expected.index(term) if used[i] else -1)
+        assert [expected[i] for i in new_ids.tolist()] == sorted(added)
+
+
+def test_canonical_order_merges_new_triples_like_a_stable_sort() -> None:
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        m, extra, n = int(rng.integers(0, 60)), int(rng.integers(0, 6)), int(rng.integers(1, 20))
+        triples = rng.integers(0, n, size=(m + extra, 3))
+        triples[:, 1] %= 4
+        old = triples[:m][np.lexsort((triples[:m, 2], triples[:m, 1], triples[:m, 0]))]
+        heads, relations, tails = (np.concatenate([old[:, c], triples[m:, c]]).astype(np.int64) for c in range(3))
+        order = _canonical_order(heads, relations, tails, kept=m, n_nodes=n)
+        assert order is not None
+        np.testing.assert_array_equal(order, np.lexsort((tails, relations, heads)))
+    heads = np.asarray([1, 0], dtype=np.int64)  # the kept ones out of order: no merge
+    assert _canonical_order(heads, heads, heads, kept=2, n_nodes=2) is None
+
+
+def test_text_labels_read_texts_by_id() -> None:
+    labels = TextLabels(StringTable.from_strings(["a", "b"]), np.asarray([1, 0, 1], dtype=np.int32))
+    assert list(labels) == ["b", "a", "b"] and labels[0] == "b" and labels[1:] == ["a", "b"] and len(labels) == 3
