@@ -57,16 +57,17 @@ the same model, languages and labelling predicates, and at most :data:`INCREMENT
   skip (:mod:`kgsvc.index.layers`). No Qdrant work at all. When the delta and tombstones pass
   :data:`~kgsvc.index.layers.LAYER_MAX_SHARE` of the base, the build writes a new base from the same embeddings
   (a compaction: new shards, HNSW rebuilt). With a Qdrant server every version has new collections;
-* snapshot: rebuilt from the patched triple arrays (O(m log m) in numpy, no store access).
+* snapshot: the previous version's patched (:meth:`~kgsvc.index.snapshot.GraphSnapshot.patched`: its entries
+  renumbered, the removed edges' dropped, the new edges' merged in; O(m) numpy, no sort, no store access).
 
 Otherwise the build is full (one scan of the store, a new base). Both give the same tables, triples (in canonical
 order), snapshot and answers — an incremental version equals a from-scratch build of the same data up to float
 rounding of embedding batches (``tests/index/test_incremental.py``). An incremental version also writes
 ``node_remap.npy`` and ``node_touched.npy`` (manifest ``patched_from``), from which the question path layers the
 entity linker's label index over the previous version's (:meth:`kgsvc.qa.link.LabelIndex.extend`) instead of
-walking every label. Still O(n) per incremental version (vectorised or list copies in C, but proportional to the
-graph): the term and text tables (JSON) and the text-id arrays are read and written whole, the triples are
-re-sorted and the snapshot rebuilt (O(m log m) in numpy), docs/scale.md says how much.
+walking every label. Still O(n + m) per incremental version, but numpy or memcpy-class (no sort, no Python work per
+term): the string tables are spliced and written whole, the text-id arrays and the snapshot renumbered and written
+whole, the text -> nodes CSR re-sorted; docs/scale.md says how much.
 """
 
 from __future__ import annotations
@@ -445,7 +446,7 @@ def _build(
         else:
             hnsw = _write_collections(settings, folder, version, backend, layers)
     with stages.stage("snapshot"):
-        _write_snapshot(folder, tables)
+        _write_snapshot(folder, tables, previous if incremental else None)
     counts = {
         "nodes": tables.n_nodes,
         "relations": tables.n_relations,
@@ -779,10 +780,31 @@ def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:
     return result
 
 
-def _write_snapshot(folder: Path, tables: LabelTables) -> None:
-    snapshot = GraphSnapshot.from_triples(
-        tables.heads, tables.relations, tables.tails, n_nodes=tables.n_nodes, n_relations=tables.n_relations
-    )
+def _write_snapshot(folder: Path, tables: LabelTables, previous: Path | None) -> None:
+    """The version's snapshot: patched from the ``previous`` version's when ``tables`` were patched from its tables
+    (O(m) numpy, no sort; :meth:`GraphSnapshot.patched`), else built from the triples (O(m log m))."""
+    remaps = (tables.node_remap, tables.relation_remap, tables.edge_remap)
+    before = None
+    if previous is not None and remaps[0] is not None and remaps[1] is not None and remaps[2] is not None:
+        try:
+            before = GraphSnapshot.load(previous / "snapshot", mmap=True)
+        except IndexError_:  # removed meanwhile: built from the triples
+            before = None
+    if before is not None and remaps[0] is not None and remaps[1] is not None and remaps[2] is not None:
+        snapshot = before.patched(
+            tables.heads,
+            tables.relations,
+            tables.tails,
+            n_nodes=tables.n_nodes,
+            n_relations=tables.n_relations,
+            node_remap=remaps[0],
+            relation_remap=remaps[1],
+            edge_remap=remaps[2],
+        )
+    else:
+        snapshot = GraphSnapshot.from_triples(
+            tables.heads, tables.relations, tables.tails, n_nodes=tables.n_nodes, n_relations=tables.n_relations
+        )
     snapshot.save(folder / "snapshot")
 
 

@@ -138,8 +138,11 @@ class LabelTables:
     #: that are new or whose label was chosen again (every other node kept its label)
     node_remap: npt.NDArray[np.int64] | None = None
     node_touched: npt.NDArray[np.int64] | None = None
-    #: set by :func:`patch_tables`: the previous tables' node text id -> this one's (-1: gone)
+    #: set by :func:`patch_tables`: the previous tables' node text id, relation id and edge id (triple position)
+    #: -> this one's (-1: gone); the snapshot is patched with them (:meth:`GraphSnapshot.patched`)
     node_text_remap: npt.NDArray[np.int64] | None = None
+    relation_remap: npt.NDArray[np.int64] | None = None
+    edge_remap: npt.NDArray[np.int64] | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -437,6 +440,12 @@ def patch_tables(
     texts, text_ids, text_remap = _patch_texts(old, len(node_terms), node_remap, touched_labels)
     node_labels = TextLabels(texts, text_ids)
     canonical = _canonical_order(heads, relations, tails, kept=int(kept_heads.shape[0]), n_nodes=len(node_terms))
+    if canonical is None:
+        canonical = np.lexsort((tails, relations, heads))
+    position = np.empty_like(canonical)
+    position[canonical] = np.arange(canonical.shape[0], dtype=np.int64)
+    edge_remap = np.full(old.heads.shape[0], -1, dtype=np.int64)
+    edge_remap[keep] = position[: kept_heads.shape[0]]
     tables = _tables(
         node_terms,
         node_labels,
@@ -448,7 +457,14 @@ def patch_tables(
         (texts, text_ids),
         order=canonical,
     )
-    return dataclasses.replace(tables, node_remap=node_remap, node_touched=touched, node_text_remap=text_remap)
+    return dataclasses.replace(
+        tables,
+        node_remap=node_remap,
+        node_touched=touched,
+        node_text_remap=text_remap,
+        relation_remap=relation_remap,
+        edge_remap=edge_remap,
+    )
 
 
 def _canonical_order(

@@ -246,6 +246,86 @@ class GraphSnapshot:
             n_relations=n_relations,
         )
 
+    def patched(
+        self,
+        heads: IntArray,
+        relations: IntArray,
+        tails: IntArray,
+        *,
+        n_nodes: int,
+        n_relations: int,
+        node_remap: npt.NDArray[np.int64],
+        relation_remap: npt.NDArray[np.int64],
+        edge_remap: npt.NDArray[np.int64],
+    ) -> GraphSnapshot:
+        """The snapshot of the triples ``(heads[i], relations[i], tails[i])`` built from this one's, when they are
+        this snapshot's triples renumbered plus a few new ones: equal to :meth:`from_triples` on them.
+
+        ``node_remap`` / ``relation_remap`` / ``edge_remap`` map this snapshot's node, relation and edge ids to the
+        new ones (-1: gone) and must be increasing on the ids they keep (an incremental build's renumbering,
+        :func:`kgsvc.index.labels.patch_tables`): the kept entries then stay in slice order and only the new
+        edges' entries (the new edge ids no old edge maps to) are sorted and merged in. A node's slice loses the
+        entries of the edges gone.
+
+        Notes
+        -----
+        O(m) numpy gathers and one merge by binary search instead of :meth:`from_triples`' O(m log m) sorts; falls
+        back to :meth:`from_triples` when the packed (node, relation, node) keys do not fit 63 bits.
+        """
+        node_bits, rel_bits = _bits(n_nodes), _bits(n_relations)
+        if 2 * node_bits + rel_bits > 63:
+            return GraphSnapshot.from_triples(heads, relations, tails, n_nodes=n_nodes, n_relations=n_relations)
+        node_t, rel_t, edge_t = _id_dtype(n_nodes), _id_dtype(n_relations), _id_dtype(int(heads.shape[0]))
+        h, r, t = (np.asarray(a, dtype=np.int64) for a in (heads, relations, tails))
+        # the kept entries, renumbered: still sorted by (src, relation, neighbor, edge id, direction)
+        old_edges = np.asarray(self.edge_ids, dtype=np.int64)
+        kept = edge_remap[old_edges] >= 0
+        indptr_old: npt.NDArray[np.int64] = np.asarray(self.indptr, dtype=np.int64)
+        degrees = indptr_old[1:] - indptr_old[:-1]
+        src = np.repeat(np.arange(self.n_nodes, dtype=np.int64), degrees)[kept]
+        src = node_remap[src]
+        dst = node_remap[np.asarray(self.neighbors, dtype=np.int64)[kept]]
+        rel = relation_remap[np.asarray(self.relations, dtype=np.int64)[kept]]
+        eid = edge_remap[old_edges[kept]]
+        out = np.asarray(self.outgoing)[kept]
+        # the new edges' entries: from the head (outgoing), and from the tail unless a self-loop
+        is_old = np.zeros(h.shape[0], dtype=bool)
+        is_old[edge_remap[edge_remap >= 0]] = True
+        new = np.flatnonzero(~is_old)
+        loop = h[new] == t[new]
+        back = new[~loop]
+        n_src = np.concatenate([h[new], t[back]])
+        n_dst = np.concatenate([t[new], h[back]])
+        n_rel = np.concatenate([r[new], r[back]])
+        n_eid = np.concatenate([new, back])
+        n_out = np.concatenate([np.ones(new.shape[0], dtype=bool), np.zeros(back.shape[0], dtype=bool)])
+        n_pos = 2 * n_eid + (~n_out)
+        n_key = (n_src << (node_bits + rel_bits)) | (n_rel << node_bits) | n_dst
+        by = np.lexsort((n_pos, n_key))
+        n_key, n_pos = n_key[by], n_pos[by]
+        key = (src << (node_bits + rel_bits)) | (rel << node_bits) | dst
+        pos = 2 * eid + (~out)
+        lo = np.searchsorted(key, n_key, side="left")
+        hi = np.searchsorted(key, n_key, side="right")
+        at = lo.copy()
+        for i in np.flatnonzero(hi > lo).tolist():  # equal (src, relation, neighbor): parallel edges, by edge id
+            at[i] = lo[i] + int(np.searchsorted(pos[lo[i] : hi[i]], n_pos[i]))
+        neighbors = np.insert(dst, at, n_dst[by])
+        counts = np.bincount(np.concatenate([src, n_src]), minlength=n_nodes)
+        indptr = np.zeros(n_nodes + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return GraphSnapshot(
+            indptr=indptr,
+            neighbors=neighbors.astype(node_t),
+            relations=np.insert(rel, at, n_rel[by]).astype(rel_t),
+            edge_ids=np.insert(eid, at, n_eid[by]).astype(edge_t),
+            outgoing=np.insert(out, at, n_out[by]),
+            triple_heads=h.astype(node_t),
+            triple_relations=r.astype(rel_t),
+            triple_tails=t.astype(node_t),
+            n_relations=n_relations,
+        )
+
     # -- persistence ---------------------------------------------------------------------------------------------
 
     def save(self, folder: Path) -> None:

@@ -253,7 +253,7 @@ def test_failed_incremental_build_keeps_the_previous_version(
     manual.build_index("sample")
     manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Q> {LABEL} "Quiet Moon" }} }}')
 
-    def broken(folder: Path, tables: object) -> None:
+    def broken(folder: Path, tables: object, previous: object) -> None:
         raise OSError("disk full (simulated)")
 
     monkeypatch.setattr(build_module, "_write_snapshot", broken)

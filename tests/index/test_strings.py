@@ -10,8 +10,11 @@ import numpy as np
 import pytest
 
 from kgsvc.index.labels import _canonical_order, _splice
+from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.strings import StringTable, TextLabels, read_strings, strings_exist, write_strings
 
+SNAPSHOT_ARRAYS = ["indptr", "neighbors", "relations", "edge_ids", "outgoing", "triple_heads", "triple_relations"]
+SNAPSHOT_ARRAYS += ["triple_tails"]
 WORDS = ["", "a", "Ab", "é", "東京", "x y", '"1999"', "<https://e.org/x>", "zz\n", "b\x00c"]
 
 
@@ -88,3 +91,49 @@ def test_canonical_order_merges_new_triples_like_a_stable_sort() -> None:
 def test_text_labels_read_texts_by_id() -> None:
     labels = TextLabels(StringTable.from_strings(["a", "b"]), np.asarray([1, 0, 1], dtype=np.int32))
     assert list(labels) == ["b", "a", "b"] and labels[0] == "b" and labels[1:] == ["a", "b"] and len(labels) == 3
+
+
+def test_a_patched_snapshot_equals_one_built_from_the_triples() -> None:
+    """Random graphs, random removals (nodes, relations and edges gone) and additions (self-loops and parallel
+    edges included): :meth:`GraphSnapshot.patched` gives :meth:`GraphSnapshot.from_triples`' arrays."""
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        n, n_rel, m = int(rng.integers(1, 30)), int(rng.integers(1, 5)), int(rng.integers(0, 80))
+        triples = rng.integers(0, n, size=(m, 3))
+        triples[:, 1] %= n_rel
+        triples = triples[np.lexsort((triples[:, 2], triples[:, 1], triples[:, 0]))]
+        before = GraphSnapshot.from_triples(*triples.T, n_nodes=n, n_relations=n_rel)
+        keep = rng.random(m) < 0.8
+        # new ids: some old nodes and relations gone, some new ones in between (increasing on the kept ones)
+        node_kept = rng.random(n) < 0.9
+        node_kept[triples[keep][:, [0, 2]].ravel()] = True
+        node_remap = np.where(node_kept, np.cumsum(node_kept) - 1 + np.cumsum(rng.random(n) < 0.2), -1)
+        n_new = int(node_remap.max(initial=-1)) + 1 + int(rng.integers(0, 3))
+        relation_remap = np.arange(n_rel, dtype=np.int64) * 2  # every relation kept, a new one between each
+        n_rel_new = 2 * n_rel
+        kept = np.stack([node_remap[triples[keep, 0]], relation_remap[triples[keep, 1]], node_remap[triples[keep, 2]]])
+        added = rng.integers(0, max(n_new, 1), size=(3, int(rng.integers(0, 6))))
+        added[1] %= n_rel_new
+        if added.shape[1] and n_new:
+            added[:, 0] = added[[0, 1, 0], 0]  # a self-loop
+        heads, relations, tails = (np.concatenate([kept[c], added[c]]).astype(np.int64) for c in range(3))
+        order = np.lexsort((tails, relations, heads))
+        position = np.empty_like(order)
+        position[order] = np.arange(order.shape[0])
+        edge_remap = np.full(m, -1, dtype=np.int64)
+        edge_remap[keep] = position[: int(keep.sum())]
+        heads, relations, tails = heads[order], relations[order], tails[order]
+        expected = GraphSnapshot.from_triples(heads, relations, tails, n_nodes=n_new, n_relations=n_rel_new)
+        found = before.patched(
+            heads,
+            relations,
+            tails,
+            n_nodes=n_new,
+            n_relations=n_rel_new,
+            node_remap=node_remap.astype(np.int64),
+            relation_remap=relation_remap,
+            edge_remap=edge_remap,
+        )
+        for name in SNAPSHOT_ARRAYS:
+            np.testing.assert_array_equal(getattr(found, name), getattr(expected, name), err_msg=name)
+            assert getattr(found, name).dtype == getattr(expected, name).dtype, name
