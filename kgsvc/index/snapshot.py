@@ -269,57 +269,61 @@ class GraphSnapshot:
 
         Notes
         -----
-        O(m) numpy gathers and one merge by binary search instead of :meth:`from_triples`' O(m log m) sorts; falls
-        back to :meth:`from_triples` when the packed (node, relation, node) keys do not fit 63 bits.
+        A few O(m) numpy gathers through the id maps and one copy per array, O(k log degree) for the k new edges'
+        entries (binary searches in their node's slice), instead of :meth:`from_triples`' O(m log m) sorts.
         """
-        node_bits, rel_bits = _bits(n_nodes), _bits(n_relations)
-        if 2 * node_bits + rel_bits > 63:
-            return GraphSnapshot.from_triples(heads, relations, tails, n_nodes=n_nodes, n_relations=n_relations)
         node_t, rel_t, edge_t = _id_dtype(n_nodes), _id_dtype(n_relations), _id_dtype(int(heads.shape[0]))
         h, r, t = (np.asarray(a, dtype=np.int64) for a in (heads, relations, tails))
-        # the kept entries, renumbered: still sorted by (src, relation, neighbor, edge id, direction)
-        old_edges = np.asarray(self.edge_ids, dtype=np.int64)
-        kept = edge_remap[old_edges] >= 0
-        indptr_old: npt.NDArray[np.int64] = np.asarray(self.indptr, dtype=np.int64)
-        degrees = indptr_old[1:] - indptr_old[:-1]
-        src = np.repeat(np.arange(self.n_nodes, dtype=np.int64), degrees)[kept]
-        src = node_remap[src]
-        dst = node_remap[np.asarray(self.neighbors, dtype=np.int64)[kept]]
-        rel = relation_remap[np.asarray(self.relations, dtype=np.int64)[kept]]
-        eid = edge_remap[old_edges[kept]]
-        out = np.asarray(self.outgoing)[kept]
+        old_indptr: npt.NDArray[np.int64] = np.asarray(self.indptr, dtype=np.int64)
+        # the kept entries, renumbered (gathers through the small id maps, straight into the final dtypes): still
+        # sorted by (src, relation, neighbor, edge id, direction)
+        eid = edge_remap.astype(edge_t)[self.edge_ids]
+        dst = node_remap.astype(node_t)[self.neighbors]
+        if relation_remap.shape[0] == n_relations and bool(np.all(relation_remap == np.arange(n_relations))):
+            rel = np.asarray(self.relations, dtype=rel_t)
+        else:
+            rel = relation_remap.astype(rel_t)[self.relations]
+        out = np.asarray(self.outgoing, dtype=bool)
+        kept_before = old_indptr
+        if bool(np.any(edge_remap < 0)):  # edges gone: their entries too
+            kept = eid >= 0
+            prefix = np.zeros(kept.shape[0] + 1, dtype=np.int64)
+            np.cumsum(kept, out=prefix[1:])
+            kept_before = prefix[old_indptr]
+            eid, dst, rel, out = eid[kept], dst[kept], rel[kept], out[kept]
+        # kept entries per node, under the new ids (a gone node has none)
+        alive = np.flatnonzero(node_remap >= 0)
+        counts = np.zeros(n_nodes, dtype=np.int64)
+        counts[node_remap[alive]] = kept_before[alive + 1] - kept_before[alive]
+        kept_indptr = np.zeros(n_nodes + 1, dtype=np.int64)
+        np.cumsum(counts, out=kept_indptr[1:])
         # the new edges' entries: from the head (outgoing), and from the tail unless a self-loop
         is_old = np.zeros(h.shape[0], dtype=bool)
         is_old[edge_remap[edge_remap >= 0]] = True
         new = np.flatnonzero(~is_old)
-        loop = h[new] == t[new]
-        back = new[~loop]
-        n_src = np.concatenate([h[new], t[back]])
-        n_dst = np.concatenate([t[new], h[back]])
-        n_rel = np.concatenate([r[new], r[back]])
-        n_eid = np.concatenate([new, back])
-        n_out = np.concatenate([np.ones(new.shape[0], dtype=bool), np.zeros(back.shape[0], dtype=bool)])
-        n_pos = 2 * n_eid + (~n_out)
-        n_key = (n_src << (node_bits + rel_bits)) | (n_rel << node_bits) | n_dst
-        by = np.lexsort((n_pos, n_key))
-        n_key, n_pos = n_key[by], n_pos[by]
-        key = (src << (node_bits + rel_bits)) | (rel << node_bits) | dst
-        pos = 2 * eid + (~out)
-        lo = np.searchsorted(key, n_key, side="left")
-        hi = np.searchsorted(key, n_key, side="right")
-        at = lo.copy()
-        for i in np.flatnonzero(hi > lo).tolist():  # equal (src, relation, neighbor): parallel edges, by edge id
-            at[i] = lo[i] + int(np.searchsorted(pos[lo[i] : hi[i]], n_pos[i]))
-        neighbors = np.insert(dst, at, n_dst[by])
-        counts = np.bincount(np.concatenate([src, n_src]), minlength=n_nodes)
+        back = new[h[new] != t[new]]
+        entries = sorted(
+            [(int(h[e]), int(r[e]), int(t[e]), 2 * int(e), int(e), True) for e in new.tolist()]
+            + [(int(t[e]), int(r[e]), int(h[e]), 2 * int(e) + 1, int(e), False) for e in back.tolist()]
+        )
+        at = []
+        for src, relation, neighbor, position, _, _ in entries:  # O(log degree) each, within the node's slice
+            lo, hi = int(kept_indptr[src]), int(kept_indptr[src + 1])
+            lo += int(np.searchsorted(rel[lo:hi], relation, side="left"))
+            hi = lo + int(np.searchsorted(rel[lo:hi], relation, side="right"))
+            lo += int(np.searchsorted(dst[lo:hi], neighbor, side="left"))
+            hi = lo + int(np.searchsorted(dst[lo:hi], neighbor, side="right"))
+            positions = 2 * eid[lo:hi].astype(np.int64) + ~out[lo:hi]
+            at.append(lo + int(np.searchsorted(positions, position)))
+        np.add.at(counts, np.asarray([e[0] for e in entries], dtype=np.int64), 1)
         indptr = np.zeros(n_nodes + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         return GraphSnapshot(
             indptr=indptr,
-            neighbors=neighbors.astype(node_t),
-            relations=np.insert(rel, at, n_rel[by]).astype(rel_t),
-            edge_ids=np.insert(eid, at, n_eid[by]).astype(edge_t),
-            outgoing=np.insert(out, at, n_out[by]),
+            neighbors=np.insert(dst, at, [e[2] for e in entries]),
+            relations=np.insert(rel, at, [e[1] for e in entries]),
+            edge_ids=np.insert(eid, at, [e[4] for e in entries]),
+            outgoing=np.insert(out, at, [e[5] for e in entries]),
             triple_heads=h.astype(node_t),
             triple_relations=r.astype(rel_t),
             triple_tails=t.astype(node_t),

@@ -97,7 +97,7 @@ def test_a_patched_snapshot_equals_one_built_from_the_triples() -> None:
     """Random graphs, random removals (nodes, relations and edges gone) and additions (self-loops and parallel
     edges included): :meth:`GraphSnapshot.patched` gives :meth:`GraphSnapshot.from_triples`' arrays."""
     rng = np.random.default_rng(8)
-    for _ in range(200):
+    for _ in range(400):
         n, n_rel, m = int(rng.integers(1, 30)), int(rng.integers(1, 5)), int(rng.integers(0, 80))
         triples = rng.integers(0, n, size=(m, 3))
         triples[:, 1] %= n_rel
@@ -109,8 +109,9 @@ def test_a_patched_snapshot_equals_one_built_from_the_triples() -> None:
         node_kept[triples[keep][:, [0, 2]].ravel()] = True
         node_remap = np.where(node_kept, np.cumsum(node_kept) - 1 + np.cumsum(rng.random(n) < 0.2), -1)
         n_new = int(node_remap.max(initial=-1)) + 1 + int(rng.integers(0, 3))
-        relation_remap = np.arange(n_rel, dtype=np.int64) * 2  # every relation kept, a new one between each
-        n_rel_new = 2 * n_rel
+        spread = int(rng.integers(1, 3))  # 2: every relation kept, a new one after each
+        relation_remap = np.arange(n_rel, dtype=np.int64) * spread
+        n_rel_new = spread * n_rel
         kept = np.stack([node_remap[triples[keep, 0]], relation_remap[triples[keep, 1]], node_remap[triples[keep, 2]]])
         added = rng.integers(0, max(n_new, 1), size=(3, int(rng.integers(0, 6))))
         added[1] %= n_rel_new
