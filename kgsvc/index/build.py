@@ -410,7 +410,7 @@ def _build(
             tables = extract_labels(store, graph, languages=languages, plan=plan)
         else:
             tables = patch_tables(base, subjects, rows, languages=languages, plan=plan)
-        _write_tables(folder, tables)
+        label_literals = _write_tables(folder, tables)
     incremental = base is not None
     stages.metrics["mode"] = "incremental" if incremental else "full"
     stages.metrics["changed_subjects"] = len(subjects) if incremental and subjects is not None else None
@@ -454,7 +454,7 @@ def _build(
         "node_texts": len(tables.node_texts),
         "relation_texts": len(tables.relation_texts),
         "literals": tables.n_nodes - literals,
-        "label_literals": int(np.count_nonzero(_label_literals(tables))),
+        "label_literals": label_literals,
     }
     stages.metrics["total_s"] = round(time.perf_counter() - started, 3)
     manifest = {
@@ -751,7 +751,8 @@ def _write_collections(
     return hnsw
 
 
-def _write_tables(folder: Path, tables: LabelTables) -> None:
+def _write_tables(folder: Path, tables: LabelTables) -> int:
+    """Write the tables' files (module docstring); returns the number of label literals."""
     for name in ("node_terms", "relation_terms", "node_texts", "relation_texts"):
         write_strings(folder, name, getattr(tables, name))
     np.save(folder / "node_text_ids.npy", tables.node_text_ids, allow_pickle=False)
@@ -763,10 +764,12 @@ def _write_tables(folder: Path, tables: LabelTables) -> None:
     node_dtype = np.int32 if tables.n_nodes < 2**31 else np.int64
     np.save(folder / "text_nodes_indptr.npy", indptr, allow_pickle=False)
     np.save(folder / "text_nodes.npy", order.astype(node_dtype), allow_pickle=False)
-    np.save(folder / "label_literals.npy", _label_literals(tables), allow_pickle=False)
+    label_literals = _label_literals(tables)
+    np.save(folder / "label_literals.npy", label_literals, allow_pickle=False)
     if tables.node_remap is not None and tables.node_touched is not None:
         np.save(folder / "node_remap.npy", tables.node_remap, allow_pickle=False)
         np.save(folder / "node_touched.npy", tables.node_touched, allow_pickle=False)
+    return int(np.count_nonzero(label_literals))
 
 
 def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:

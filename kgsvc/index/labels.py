@@ -26,7 +26,11 @@ the terms; about 1 s for MetaQA's 129k triples (measured in ``tests/index``, rep
 Triples are kept in canonical order (by head, relation, tail id), so their edge ids depend only on the data.
 
 Incremental: :func:`subject_triples` re-reads the triples of the subjects a change touched and
-:func:`patch_tables` patches a previous version's tables with them (:mod:`kgsvc.index.build`). The label choice
+:func:`patch_tables` patches a previous version's tables with them (:mod:`kgsvc.index.build`): the node terms and
+texts are spliced as binary string tables (:mod:`kgsvc.index.strings`), the kept triples keep their canonical
+order and the new ones are merged in, and the old → new node, text, relation and edge ids it returns let the build
+patch the embeddings' points and the graph snapshot (:meth:`kgsvc.index.snapshot.GraphSnapshot.patched`) without
+sorting or comparing texts. The label choice
 itself (:func:`kgsvc.index.names.best_names` under the build's name plan, :func:`_text`) is shared by both paths;
 it must stay a function of a term's own labelling triples (or of the term) for the patch to equal a full pass. One
 exception: an IRI-named node that is a class (object of ``rdf:type``) gets a humanised name, and the patch knows
@@ -380,14 +384,19 @@ def patch_tables(
     old_nodes = _SortedIndex(old.node_terms)  # look-ups by binary search: no O(n) dictionary
     old_relations = {term: j for j, term in enumerate(old.relation_terms)}
     changed = np.fromiter((old_nodes[s] for s in subjects if s in old_nodes), dtype=np.int64)
-    keep = ~np.isin(old.heads, changed)
-    kept_heads, kept_relations, kept_tails = old.heads[keep], old.relations[keep], old.tails[keep]
-
-    node_used = np.zeros(old.n_nodes, dtype=bool)
-    node_used[kept_heads] = True
-    node_used[kept_tails] = True
-    relation_used = np.zeros(old.n_relations, dtype=bool)
-    relation_used[kept_relations] = True
+    keep = _kept_triples(old.heads, changed)
+    if keep is None:  # no triple dropped: every old node and relation is still used (each is in a triple)
+        keep = np.ones(old.heads.shape[0], dtype=bool)
+        kept_heads, kept_relations, kept_tails = old.heads, old.relations, old.tails
+        node_used = np.ones(old.n_nodes, dtype=bool)
+        relation_used = np.ones(old.n_relations, dtype=bool)
+    else:
+        kept_heads, kept_relations, kept_tails = old.heads[keep], old.relations[keep], old.tails[keep]
+        node_used = np.zeros(old.n_nodes, dtype=bool)
+        node_used[kept_heads] = True
+        node_used[kept_tails] = True
+        relation_used = np.zeros(old.n_relations, dtype=bool)
+        relation_used[kept_relations] = True
     added_nodes: set[str] = set()
     added_relations: set[str] = set()
     for s, p, o in rows:
@@ -465,6 +474,26 @@ def patch_tables(
         relation_remap=relation_remap,
         edge_remap=edge_remap,
     )
+
+
+def _kept_triples(heads: npt.NDArray[np.int64], changed: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
+    """Which triples a patch keeps: those whose head is not ``changed``; ``None`` when that is every triple.
+
+    The triples are in canonical order (by head first), so a head's triples are one range found by binary search:
+    O(k log m) for k changed heads after an O(m) check of the order (``np.isin`` when they are not in order)."""
+    if changed.shape[0] == 0:
+        return None
+    if heads.shape[0] > 1 and not bool(np.all(heads[1:] >= heads[:-1])):
+        keep: npt.NDArray[np.bool_] = ~np.isin(heads, changed)
+        return None if bool(keep.all()) else keep
+    starts = np.searchsorted(heads, changed, side="left")
+    stops = np.searchsorted(heads, changed, side="right")
+    if not bool(np.any(stops > starts)):
+        return None
+    keep = np.ones(heads.shape[0], dtype=bool)
+    for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
+        keep[start:stop] = False
+    return keep
 
 
 def _canonical_order(

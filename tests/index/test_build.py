@@ -117,7 +117,7 @@ def test_failed_build_keeps_previous_version(manual: kgsvc.KG, monkeypatch: pyte
     assert manual.build_index("sample") == 1
     manual.update(f"INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_X> <{EX}genre> <{EX}genre_Animation> }} }}")
 
-    def broken(folder: Path, tables: object) -> None:
+    def broken(folder: Path, tables: object, previous: object) -> None:
         (folder / "snapshot").mkdir()
         raise OSError("disk full (simulated)")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgsvc.index.labels import _canonical_order, _splice
+from kgsvc.index.labels import _canonical_order, _kept_triples, _splice
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.strings import StringTable, TextLabels, read_strings, strings_exist, write_strings
 
@@ -138,3 +138,19 @@ def test_a_patched_snapshot_equals_one_built_from_the_triples() -> None:
         for name in SNAPSHOT_ARRAYS:
             np.testing.assert_array_equal(getattr(found, name), getattr(expected, name), err_msg=name)
             assert getattr(found, name).dtype == getattr(expected, name).dtype, name
+
+
+def test_kept_triples_drop_the_changed_heads_ranges() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        heads = rng.integers(0, 12, size=int(rng.integers(0, 40))).astype(np.int64)
+        if rng.random() < 0.7:
+            heads.sort()  # canonical order; else the np.isin path
+        changed = rng.choice(15, size=int(rng.integers(0, 4)), replace=False).astype(np.int64)
+        expected = ~np.isin(heads, changed)
+        found = _kept_triples(heads, changed)
+        if found is None:
+            assert expected.all()
+        else:
+            np.testing.assert_array_equal(found, expected)
+            assert not found.all()
