@@ -33,7 +33,8 @@ The vector search is exact (:func:`kgsvc.index.exact.exact_search` over the vers
 :func:`~kgsvc.index.exact.searched_exactly` says so (at most ``EXACT_MAX_VALUES`` floats, or ``k`` at least
 1/``EXACT_MIN_SHARE`` of the collection); otherwise HNSW (approximate) in the base's Qdrant collection without the
 tombstoned points, merged with an exact scan of the delta. Versions built before the embeddings were kept beside
-the collections always use Qdrant. Opening a version reads its tables and point ids, not its embeddings.
+the collections always use Qdrant. Opening a version maps its term and text tables (:mod:`kgsvc.index.strings`;
+a version written before them has JSON lists, parsed whole) and reads its point ids, not its embeddings.
 """
 
 from __future__ import annotations
