@@ -3,10 +3,10 @@
 :func:`build_index` writes version ``N`` of dataset ``D`` under ``index_dir/D/vN/``::
 
     manifest.json            written last; a folder without it is incomplete (never opened)
-    node_terms.json          N-Triples text of node id i            (list of str)
-    relation_terms.json      N-Triples text of relation id j        (list of str)
-    node_texts.json          distinct node label texts, sorted      (list of str; vector point id = index)
-    relation_texts.json      distinct relation label texts, sorted
+    node_terms_*.npy         N-Triples text of node id i            (string table: _offsets + _blob,
+    relation_terms_*.npy     N-Triples text of relation id j         memory-mapped; kgsvc.index.strings)
+    node_texts_*.npy         distinct node label texts, sorted      (vector point id = index)
+    relation_texts_*.npy     distinct relation label texts, sorted
     node_text_ids.npy        int32, text id of node i
     relation_text_ids.npy    int32, text id of relation j
     text_nodes_indptr.npy    int64 CSR: nodes of text t are text_nodes[indptr[t]:indptr[t+1]], ascending
@@ -57,16 +57,17 @@ the same model, languages and labelling predicates, and at most :data:`INCREMENT
   skip (:mod:`kgsvc.index.layers`). No Qdrant work at all. When the delta and tombstones pass
   :data:`~kgsvc.index.layers.LAYER_MAX_SHARE` of the base, the build writes a new base from the same embeddings
   (a compaction: new shards, HNSW rebuilt). With a Qdrant server every version has new collections;
-* snapshot: rebuilt from the patched triple arrays (O(m log m) in numpy, no store access).
+* snapshot: the previous version's patched (:meth:`~kgsvc.index.snapshot.GraphSnapshot.patched`: its entries
+  renumbered, the removed edges' dropped, the new edges' merged in; O(m) numpy, no sort, no store access).
 
 Otherwise the build is full (one scan of the store, a new base). Both give the same tables, triples (in canonical
 order), snapshot and answers — an incremental version equals a from-scratch build of the same data up to float
 rounding of embedding batches (``tests/index/test_incremental.py``). An incremental version also writes
 ``node_remap.npy`` and ``node_touched.npy`` (manifest ``patched_from``), from which the question path layers the
 entity linker's label index over the previous version's (:meth:`kgsvc.qa.link.LabelIndex.extend`) instead of
-walking every label. Still O(n) per incremental version (vectorised or list copies in C, but proportional to the
-graph): the term and text tables (JSON) and the text-id arrays are read and written whole, the triples are
-re-sorted and the snapshot rebuilt (O(m log m) in numpy), docs/scale.md says how much.
+walking every label. Still O(n + m) per incremental version, but numpy or memcpy-class (no sort, no Python work per
+term): the string tables are spliced and written whole, the text-id arrays and the snapshot renumbered and written
+whole, the text -> nodes CSR re-sorted; docs/scale.md says how much.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ import resource
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,7 @@ from kgsvc.index.names import (
     name_plan,
 )
 from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.index.strings import StringTable, TextLabels, read_strings, write_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
 from kgsvc.store import Store
@@ -189,15 +191,16 @@ def node_labels(folder: Path) -> list[str]:
         When the folder has no label tables (an incomplete or foreign folder).
     """
     try:
-        texts = json.loads((folder / "node_texts.json").read_text(encoding="utf-8"))
+        texts = read_strings(folder, "node_texts")
         text_ids = np.load(folder / "node_text_ids.npy", allow_pickle=False)
     except (OSError, ValueError) as exc:
         raise IndexError_(f"index version folder {folder} has no node labels: {exc}") from exc
-    return [texts[i] for i in text_ids.tolist()]
+    return list(TextLabels(texts, text_ids))
 
 
-def version_terms(folder: Path) -> tuple[list[str], list[str]]:
-    """The node and relation terms (N-Triples text, by snapshot id) of the index version in ``folder``.
+def version_terms(folder: Path) -> tuple[Sequence[str], Sequence[str]]:
+    """The node and relation terms (N-Triples text, by snapshot id) of the index version in ``folder``
+    (memory-mapped string tables, or the JSON lists of an older version; :mod:`kgsvc.index.strings`).
 
     Raises
     ------
@@ -205,10 +208,7 @@ def version_terms(folder: Path) -> tuple[list[str], list[str]]:
         When the folder has no term tables.
     """
     try:
-        tables = [
-            json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
-            for name in ("node_terms", "relation_terms")
-        ]
+        tables = [read_strings(folder, name) for name in ("node_terms", "relation_terms")]
     except (OSError, ValueError) as exc:
         raise IndexError_(f"index version folder {folder} has no term tables: {exc}") from exc
     return tables[0], tables[1]
@@ -410,7 +410,7 @@ def _build(
             tables = extract_labels(store, graph, languages=languages, plan=plan)
         else:
             tables = patch_tables(base, subjects, rows, languages=languages, plan=plan)
-        _write_tables(folder, tables)
+        label_literals = _write_tables(folder, tables)
     incremental = base is not None
     stages.metrics["mode"] = "incremental" if incremental else "full"
     stages.metrics["changed_subjects"] = len(subjects) if incremental and subjects is not None else None
@@ -420,7 +420,7 @@ def _build(
     )
     with stages.stage("embedding"):
         literals = literal_start(tables.node_terms)  # nodes from here on are literals (table order)
-        names = set(tables.node_labels[:literals])
+        names = _NameTexts(tables.node_texts, tables.node_text_ids, literals)
         layers, kept = _embed_layers(
             embedder,
             tables,
@@ -434,9 +434,9 @@ def _build(
         for name, layer in layers.items():
             write_layers(folder, name, layer, base_from=previous if kept else None)
     stages.metrics["layers"] = "delta" if kept else "base"
-    long_texts = np.flatnonzero(np.fromiter(map(len, tables.node_texts), np.int64) > LITERAL_EMBED_MAX_CHARS)
     # only a text longer than a short literal can go unembedded (kgsvc.index.names.embedded)
-    unembedded = sum(1 for t in long_texts.tolist() if not embedded(tables.node_texts[t], names))
+    long_texts = _longer_than(tables.node_texts, LITERAL_EMBED_MAX_CHARS)
+    unembedded = sum(1 for t in long_texts if not embedded(tables.node_texts[t], names))
     stages.metrics["unembedded_texts"] = unembedded
     with stages.stage("vectors"):
         if kept:  # the previous version's base collections serve this version too: no Qdrant work
@@ -446,7 +446,7 @@ def _build(
         else:
             hnsw = _write_collections(settings, folder, version, backend, layers)
     with stages.stage("snapshot"):
-        _write_snapshot(folder, tables)
+        _write_snapshot(folder, tables, previous if incremental else None)
     counts = {
         "nodes": tables.n_nodes,
         "relations": tables.n_relations,
@@ -454,7 +454,7 @@ def _build(
         "node_texts": len(tables.node_texts),
         "relation_texts": len(tables.relation_texts),
         "literals": tables.n_nodes - literals,
-        "label_literals": int(np.count_nonzero(_label_literals(tables))),
+        "label_literals": label_literals,
     }
     stages.metrics["total_s"] = round(time.perf_counter() - started, 3)
     manifest = {
@@ -558,7 +558,8 @@ def _kept_plan(
 def load_tables(folder: Path) -> LabelTables:
     """The :class:`LabelTables` of the complete version in ``folder`` (terms, labels and triples by id).
 
-    O(n + m) reads for n terms and m triples.
+    O(1) for the memory-mapped string tables (O(n) for the JSON lists of an older version), O(m) for the
+    triples.
 
     Raises
     ------
@@ -567,20 +568,16 @@ def load_tables(folder: Path) -> LabelTables:
     """
     try:
         node_terms, relation_terms = version_terms(folder)
-        texts = {
-            kind: json.loads((folder / f"{kind}_texts.json").read_text(encoding="utf-8")) for kind in _KIND.values()
-        }
+        texts = {kind: read_strings(folder, f"{kind}_texts") for kind in _KIND.values()}
         text_ids = {kind: np.load(folder / f"{kind}_text_ids.npy", allow_pickle=False) for kind in _KIND.values()}
         snapshot = GraphSnapshot.load(folder / "snapshot", mmap=True)
     except (OSError, ValueError) as exc:
         raise IndexError_(f"index version folder {folder} has unreadable tables: {exc}") from exc
-    node_labels = [texts["node"][i] for i in text_ids["node"].tolist()]
-    relation_labels = [texts["relation"][i] for i in text_ids["relation"].tolist()]
     return LabelTables(
         node_terms=node_terms,
-        node_labels=node_labels,
+        node_labels=TextLabels(texts["node"], text_ids["node"]),
         relation_terms=relation_terms,
-        relation_labels=relation_labels,
+        relation_labels=list(TextLabels(texts["relation"], text_ids["relation"])),
         node_texts=texts["node"],
         node_text_ids=text_ids["node"],
         relation_texts=texts["relation"],
@@ -621,7 +618,7 @@ def _previous_layers(embedder: Embedder, previous: Path | None) -> dict[str, Lay
 def _embed_layers(
     embedder: Embedder,
     tables: LabelTables,
-    names: set[str],
+    names: Container[str],
     previous: Path | None,
     old: LabelTables | None,
     helpers: Callable[[Path], None] | None,
@@ -639,7 +636,7 @@ def _embed_layers(
     """
     chunks: dict[str, int] = {}
 
-    def encoder(label_names: set[str], progress: Callable[[int, int], None] | None) -> Encode:
+    def encoder(label_names: Container[str], progress: Callable[[int, int], None] | None) -> Encode:
         def planned(texts: Sequence[str]) -> npt.NDArray[np.float32]:
             rows, counts = embed_planned(embedder, list(texts), plans, helpers=helpers, progress=progress)
             for key, value in counts.items():
@@ -658,7 +655,8 @@ def _embed_layers(
     if old is not None and before and previous is not None and _layered(previous):
         for name, (texts, encode) in collections.items():
             old_texts = old.node_texts if name == NODE_LABELS else old.relation_texts
-            layers[name], added, removed = extend_layers(before[name], texts, old_texts, encode)
+            remap = tables.node_text_remap if name == NODE_LABELS else None
+            layers[name], added, removed = extend_layers(before[name], texts, old_texts, encode, remap=remap)
             stages.metrics[f"{_KIND[name]}_points_upserted"] = added
             stages.metrics[f"{_KIND[name]}_points_deleted"] = removed
             embedded_texts += added
@@ -677,26 +675,49 @@ def _embed_layers(
     return layers, kept
 
 
-def _previous_texts(previous: Path | None, collection: str, old: LabelTables | None) -> list[str]:
+class _NameTexts(Container[str]):
+    """The node texts that name a node other than a literal (the first ``literals`` nodes): ``text in names`` by
+    binary search in the sorted ``texts``. O(n) numpy to build, O(log t) per test (no set of every label)."""
+
+    def __init__(self, texts: Sequence[str], text_ids: npt.NDArray[np.integer[Any]], literals: int) -> None:
+        self.texts = texts
+        self.named = np.zeros(len(texts), dtype=bool)
+        self.named[np.asarray(text_ids[:literals])] = True
+
+    def __contains__(self, text: object) -> bool:
+        if not isinstance(text, str):
+            return False
+        j = bisect.bisect_left(self.texts, text)
+        return j < len(self.texts) and bool(self.named[j]) and self.texts[j] == text
+
+
+def _longer_than(texts: Sequence[str], limit: int) -> list[int]:
+    """The ids of the texts longer than ``limit`` characters (a table's byte lengths bound them: O(t) numpy)."""
+    if isinstance(texts, StringTable):
+        candidates = np.flatnonzero(np.diff(np.asarray(texts.offsets)) > limit).tolist()
+        return [t for t in candidates if len(texts[t]) > limit]
+    return np.flatnonzero(np.fromiter(map(len, texts), np.int64, count=len(texts)) > limit).tolist()
+
+
+def _previous_texts(previous: Path | None, collection: str, old: LabelTables | None) -> Sequence[str]:
     """The previous version's texts of ``collection`` (from ``old`` when given); empty when unreadable."""
     if old is not None:
         return old.node_texts if collection == NODE_LABELS else old.relation_texts
     if previous is None:
         return []
     try:
-        texts: list[str] = json.loads((previous / f"{_KIND[collection]}_texts.json").read_text(encoding="utf-8"))
+        return read_strings(previous, f"{_KIND[collection]}_texts")
     except (OSError, ValueError):
         return []
-    return texts
 
 
 def _reuse_rows(
-    texts: list[str], old_texts: list[str], old: Layers | None, encode: Encode
+    texts: Sequence[str], old_texts: Sequence[str], old: Layers | None, encode: Encode
 ) -> tuple[npt.NDArray[np.float32], int]:
     """Every text's embedding, text-ordered: the rows of ``old`` for the texts of ``old_texts``, ``encode`` for the
     others; returns them and how many were reused. O(texts · dimension)."""
     if old is None or old.points.shape[0] != len(old_texts):
-        return encode(texts), 0
+        return encode(list(texts)), 0
     row_of = {text: i for i, text in enumerate(old_texts)}
     hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
     new = [i for i, t in enumerate(texts) if t not in row_of]
@@ -730,9 +751,10 @@ def _write_collections(
     return hnsw
 
 
-def _write_tables(folder: Path, tables: LabelTables) -> None:
+def _write_tables(folder: Path, tables: LabelTables) -> int:
+    """Write the tables' files (module docstring); returns the number of label literals."""
     for name in ("node_terms", "relation_terms", "node_texts", "relation_texts"):
-        (folder / f"{name}.json").write_text(json.dumps(getattr(tables, name), ensure_ascii=False), encoding="utf-8")
+        write_strings(folder, name, getattr(tables, name))
     np.save(folder / "node_text_ids.npy", tables.node_text_ids, allow_pickle=False)
     np.save(folder / "relation_text_ids.npy", tables.relation_text_ids, allow_pickle=False)
     order = np.argsort(tables.node_text_ids, kind="stable")  # nodes by (text id, node id)
@@ -742,10 +764,12 @@ def _write_tables(folder: Path, tables: LabelTables) -> None:
     node_dtype = np.int32 if tables.n_nodes < 2**31 else np.int64
     np.save(folder / "text_nodes_indptr.npy", indptr, allow_pickle=False)
     np.save(folder / "text_nodes.npy", order.astype(node_dtype), allow_pickle=False)
-    np.save(folder / "label_literals.npy", _label_literals(tables), allow_pickle=False)
+    label_literals = _label_literals(tables)
+    np.save(folder / "label_literals.npy", label_literals, allow_pickle=False)
     if tables.node_remap is not None and tables.node_touched is not None:
         np.save(folder / "node_remap.npy", tables.node_remap, allow_pickle=False)
         np.save(folder / "node_touched.npy", tables.node_touched, allow_pickle=False)
+    return int(np.count_nonzero(label_literals))
 
 
 def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:
@@ -759,10 +783,31 @@ def _label_literals(tables: LabelTables) -> npt.NDArray[np.bool_]:
     return result
 
 
-def _write_snapshot(folder: Path, tables: LabelTables) -> None:
-    snapshot = GraphSnapshot.from_triples(
-        tables.heads, tables.relations, tables.tails, n_nodes=tables.n_nodes, n_relations=tables.n_relations
-    )
+def _write_snapshot(folder: Path, tables: LabelTables, previous: Path | None) -> None:
+    """The version's snapshot: patched from the ``previous`` version's when ``tables`` were patched from its tables
+    (O(m) numpy, no sort; :meth:`GraphSnapshot.patched`), else built from the triples (O(m log m))."""
+    remaps = (tables.node_remap, tables.relation_remap, tables.edge_remap)
+    before = None
+    if previous is not None and remaps[0] is not None and remaps[1] is not None and remaps[2] is not None:
+        try:
+            before = GraphSnapshot.load(previous / "snapshot", mmap=True)
+        except IndexError_:  # removed meanwhile: built from the triples
+            before = None
+    if before is not None and remaps[0] is not None and remaps[1] is not None and remaps[2] is not None:
+        snapshot = before.patched(
+            tables.heads,
+            tables.relations,
+            tables.tails,
+            n_nodes=tables.n_nodes,
+            n_relations=tables.n_relations,
+            node_remap=remaps[0],
+            relation_remap=remaps[1],
+            edge_remap=remaps[2],
+        )
+    else:
+        snapshot = GraphSnapshot.from_triples(
+            tables.heads, tables.relations, tables.tails, n_nodes=tables.n_nodes, n_relations=tables.n_relations
+        )
     snapshot.save(folder / "snapshot")
 
 

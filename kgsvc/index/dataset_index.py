@@ -33,16 +33,17 @@ The vector search is exact (:func:`kgsvc.index.exact.exact_search` over the vers
 :func:`~kgsvc.index.exact.searched_exactly` says so (at most ``EXACT_MAX_VALUES`` floats, or ``k`` at least
 1/``EXACT_MIN_SHARE`` of the collection); otherwise HNSW (approximate) in the base's Qdrant collection without the
 tombstoned points, merged with an exact scan of the delta. Versions built before the embeddings were kept beside
-the collections always use Qdrant. Opening a version reads its tables and point ids, not its embeddings.
+the collections always use Qdrant. Opening a version maps its term and text tables (:mod:`kgsvc.index.strings`;
+a version written before them has JSON lists, parsed whole) and reads its point ids, not its embeddings.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -54,35 +55,13 @@ from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import exact_search, searched_exactly
 from kgsvc.index.layers import Layers, embeddings_file, read_layers
 from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.index.strings import TextLabels, read_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, Hits, VectorIndex
 from kgsvc.retrieval.candidates import CandidateSet, candidate_set
 from kgsvc.retrieval.gsd import quantize
 from kgsvc.settings import Settings
 
 __all__ = ["DatasetIndex", "TextLabels", "load_index", "open_index"]
-
-
-class TextLabels(Sequence[str]):
-    """A read-only sequence of labels: ``labels[i] == texts[text_ids[i]]`` (no copy per id)."""
-
-    def __init__(self, texts: Sequence[str], text_ids: npt.NDArray[np.integer[Any]]) -> None:
-        self._texts, self._ids = texts, text_ids
-
-    def __len__(self) -> int:
-        return int(self._ids.shape[0])
-
-    def __iter__(self) -> Iterator[str]:
-        texts = self._texts
-        return (texts[i] for i in np.asarray(self._ids).tolist())  # one read of the ids, not one per label
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self._texts[int(t)] for t in self._ids[index]]
-        return self._texts[int(self._ids[index])]
 
 
 def _csr(text_ids: npt.NDArray[np.integer[Any]], n_texts: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -277,13 +256,6 @@ class DatasetIndex:
         self.close()
 
 
-def _json_list(path: Path) -> list[str]:
-    value = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(value, list):
-        raise IndexError_(f"{path} must hold a JSON list")
-    return value
-
-
 def load_index(
     settings: Settings,
     folder: Path,
@@ -305,10 +277,8 @@ def load_index(
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         if manifest.get("format") != FORMAT:
             raise IndexError_(f"{folder}: not a {FORMAT} folder", dataset=dataset, version=version)
-        tables = {
-            n: _json_list(folder / f"{n}.json")
-            for n in ("node_terms", "relation_terms", "node_texts", "relation_texts")
-        }
+        # memory-mapped string tables (O(1)); JSON lists in a folder written before them (kgsvc.index.strings)
+        tables = {n: read_strings(folder, n) for n in ("node_terms", "relation_terms", "node_texts", "relation_texts")}
         arrays = {
             n: np.load(folder / f"{n}.npy", mmap_mode="r", allow_pickle=False)
             for n in ("node_text_ids", "relation_text_ids", "text_nodes_indptr", "text_nodes", "label_literals")

@@ -26,7 +26,11 @@ the terms; about 1 s for MetaQA's 129k triples (measured in ``tests/index``, rep
 Triples are kept in canonical order (by head, relation, tail id), so their edge ids depend only on the data.
 
 Incremental: :func:`subject_triples` re-reads the triples of the subjects a change touched and
-:func:`patch_tables` patches a previous version's tables with them (:mod:`kgsvc.index.build`). The label choice
+:func:`patch_tables` patches a previous version's tables with them (:mod:`kgsvc.index.build`): the node terms and
+texts are spliced as binary string tables (:mod:`kgsvc.index.strings`), the kept triples keep their canonical
+order and the new ones are merged in, and the old → new node, text, relation and edge ids it returns let the build
+patch the embeddings' points and the graph snapshot (:meth:`kgsvc.index.snapshot.GraphSnapshot.patched`) without
+sorting or comparing texts. The label choice
 itself (:func:`kgsvc.index.names.best_names` under the build's name plan, :func:`_text`) is shared by both paths;
 it must stay a function of a term's own labelling triples (or of the term) for the patch to equal a full pass. One
 exception: an IRI-named node that is a class (object of ``rdf:type``) gets a humanised name, and the patch knows
@@ -47,6 +51,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.index.names import NamePlan, best_names, candidates_query, iri_name, name_plan
+from kgsvc.index.strings import StringTable, TextLabels
 from kgsvc.queries import load_query
 from kgsvc.store import Literal, QuerySolutions, Store
 
@@ -110,24 +115,25 @@ class LabelTables:
 
     Attributes
     ----------
-    node_terms, relation_terms : list of str
-        N-Triples text of node id ``i`` / of the predicate of relation id ``j``.
-    node_labels, relation_labels : list of str
+    node_terms, relation_terms : sequence of str
+        N-Triples text of node id ``i`` / of the predicate of relation id ``j`` (a list, or a
+        :class:`~kgsvc.index.strings.StringTable` when read from a version or patched).
+    node_labels, relation_labels : sequence of str
         The text of each node / relation.
-    node_texts, relation_texts : list of str
+    node_texts, relation_texts : sequence of str
         The distinct texts, sorted; ``node_text_ids[i]`` indexes ``node_texts``.
     node_text_ids, relation_text_ids : ndarray of int32
     heads, relations, tails : ndarray of int64
         The triples as ids (input of :meth:`kgsvc.index.snapshot.GraphSnapshot.from_triples`).
     """
 
-    node_terms: list[str]
-    node_labels: list[str]
-    relation_terms: list[str]
-    relation_labels: list[str]
-    node_texts: list[str]
+    node_terms: Sequence[str]
+    node_labels: Sequence[str]
+    relation_terms: Sequence[str]
+    relation_labels: Sequence[str]
+    node_texts: Sequence[str]
     node_text_ids: npt.NDArray[np.int32]
-    relation_texts: list[str]
+    relation_texts: Sequence[str]
     relation_text_ids: npt.NDArray[np.int32]
     heads: npt.NDArray[np.int64]
     relations: npt.NDArray[np.int64]
@@ -136,6 +142,11 @@ class LabelTables:
     #: that are new or whose label was chosen again (every other node kept its label)
     node_remap: npt.NDArray[np.int64] | None = None
     node_touched: npt.NDArray[np.int64] | None = None
+    #: set by :func:`patch_tables`: the previous tables' node text id, relation id and edge id (triple position)
+    #: -> this one's (-1: gone); the snapshot is patched with them (:meth:`GraphSnapshot.patched`)
+    node_text_remap: npt.NDArray[np.int64] | None = None
+    relation_remap: npt.NDArray[np.int64] | None = None
+    edge_remap: npt.NDArray[np.int64] | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -241,19 +252,23 @@ def tables_from_triples(triples: Iterable[tuple[str, str, Any]], labels: dict[st
 
 
 def _tables(
-    node_terms: list[str],
-    node_labels: list[str],
-    relation_terms: list[str],
-    relation_labels: list[str],
+    node_terms: Sequence[str],
+    node_labels: Sequence[str],
+    relation_terms: Sequence[str],
+    relation_labels: Sequence[str],
     heads: npt.NDArray[np.int64],
     relations: npt.NDArray[np.int64],
     tails: npt.NDArray[np.int64],
-    distinct_texts: tuple[list[str], npt.NDArray[np.int32]] | None = None,
+    distinct_texts: tuple[Sequence[str], npt.NDArray[np.int32]] | None = None,
+    *,
+    order: npt.NDArray[np.int64] | None = None,
 ) -> LabelTables:
     """The tables, with the triples in canonical order (by head, relation, tail id): a full and an incremental
     build of the same data give the same edge ids. ``distinct_texts``: the distinct node texts and text ids when the
-    caller has them (else they are sorted out of ``node_labels``)."""
-    order = np.lexsort((tails, relations, heads))
+    caller has them (else they are sorted out of ``node_labels``); ``order``: the canonical order when the caller
+    knows it (else a lexsort)."""
+    if order is None:
+        order = np.lexsort((tails, relations, heads))
     node_texts, node_text_ids = distinct_texts if distinct_texts is not None else _distinct(node_labels)
     relation_texts, relation_text_ids = _distinct(relation_labels)
     return LabelTables(
@@ -307,7 +322,7 @@ def _order(term: str) -> tuple[bool, str]:
 class _SortedIndex:
     """``term -> position`` in a list of node terms in table order, by binary search (O(log n) per look-up)."""
 
-    def __init__(self, terms: list[str]) -> None:
+    def __init__(self, terms: Sequence[str]) -> None:
         self.terms = terms
 
     def get(self, term: str) -> int | None:
@@ -349,11 +364,14 @@ def patch_tables(
     recomputed for the changed subjects and the new terms only. The result equals :func:`extract_labels` on the
     changed data (same ids, texts and triple order).
 
+    The node terms and texts come out as :class:`~kgsvc.index.strings.StringTable` spliced from ``old``'s (a
+    list of an older version is encoded once), the node labels as a view of texts by text id.
+
     Notes
     -----
-    O(m) vectorised work over the m old triples (and an O(m log m) lexsort for the canonical order), O(n) list
-    copies over the n old terms and texts (in C), and O((k + a) log n) for the k changed subjects and a added terms
-    (binary searches in the sorted terms and texts; no dictionary of every term).
+    O(m) vectorised work over the m old triples (the kept ones stay in canonical order, the new ones are merged
+    in), O(n) numpy work and one copy of the term and text bytes, and O((k + a) log n) for the k changed subjects
+    and a added terms (binary searches in the sorted terms and texts; no Python work per term).
     """
     rows = list(triples)
     labels = best_names(
@@ -366,14 +384,19 @@ def patch_tables(
     old_nodes = _SortedIndex(old.node_terms)  # look-ups by binary search: no O(n) dictionary
     old_relations = {term: j for j, term in enumerate(old.relation_terms)}
     changed = np.fromiter((old_nodes[s] for s in subjects if s in old_nodes), dtype=np.int64)
-    keep = ~np.isin(old.heads, changed)
-    kept_heads, kept_relations, kept_tails = old.heads[keep], old.relations[keep], old.tails[keep]
-
-    node_used = np.zeros(old.n_nodes, dtype=bool)
-    node_used[kept_heads] = True
-    node_used[kept_tails] = True
-    relation_used = np.zeros(old.n_relations, dtype=bool)
-    relation_used[kept_relations] = True
+    keep = _kept_triples(old.heads, changed)
+    if keep is None:  # no triple dropped: every old node and relation is still used (each is in a triple)
+        keep = np.ones(old.heads.shape[0], dtype=bool)
+        kept_heads, kept_relations, kept_tails = old.heads, old.relations, old.tails
+        node_used = np.ones(old.n_nodes, dtype=bool)
+        relation_used = np.ones(old.n_relations, dtype=bool)
+    else:
+        kept_heads, kept_relations, kept_tails = old.heads[keep], old.relations[keep], old.tails[keep]
+        node_used = np.zeros(old.n_nodes, dtype=bool)
+        node_used[kept_heads] = True
+        node_used[kept_tails] = True
+        relation_used = np.zeros(old.n_relations, dtype=bool)
+        relation_used[kept_relations] = True
     added_nodes: set[str] = set()
     added_relations: set[str] = set()
     for s, p, o in rows:
@@ -388,28 +411,28 @@ def patch_tables(
             added_relations.add(p)
         else:
             relation_used[j] = True
+    old_relation_labels = list(old.relation_labels)
 
     def label_of(term: str) -> str:  # a new node may be an old relation and vice versa: same label
         if term not in subjects:
             if (i := old_nodes.get(term)) is not None:
                 return old.node_labels[i]
             if (j := old_relations.get(term)) is not None:
-                return old.relation_labels[j]
+                return old_relation_labels[j]
         return _text(term, labels, literal_text, faithful=term not in classes)
 
-    node_terms, node_labels, node_remap = _merge(old.node_terms, old.node_labels, node_used, added_nodes, label_of)
+    node_terms, node_remap, new_ids = _splice(old.node_terms, node_used, added_nodes, _order)
     relation_terms, relation_labels, relation_remap = _merge(
-        old.relation_terms, old.relation_labels, relation_used, added_relations, label_of
+        list(old.relation_terms), old_relation_labels, relation_used, added_relations, label_of
     )
+    touched_labels = dict(zip(new_ids.tolist(), map(label_of, sorted(added_nodes, key=_order)), strict=True))
     for subject in subjects:  # a changed subject's label is chosen again from its labelling triples now
-        for table, remap, index in (
-            (node_labels, node_remap, old_nodes),
-            (relation_labels, relation_remap, old_relations),
-        ):
-            i = index.get(subject)
-            if i is not None and remap[i] >= 0:
-                faithful = table is node_labels and subject not in classes
-                table[int(remap[i])] = _text(subject, labels, literal_text, faithful=faithful)
+        i = old_nodes.get(subject)
+        if i is not None and node_remap[i] >= 0:
+            touched_labels[int(node_remap[i])] = _text(subject, labels, literal_text, faithful=subject not in classes)
+        j = old_relations.get(subject)
+        if j is not None and relation_remap[j] >= 0:
+            relation_labels[int(relation_remap[j])] = _text(subject, labels, literal_text)
     new_index = _SortedIndex(node_terms)
     new_relation = {term: j for j, term in enumerate(relation_terms)} if rows else {}
     count = len(rows)
@@ -422,43 +445,134 @@ def patch_tables(
     tails = np.concatenate(
         [node_remap[kept_tails], np.fromiter((new_index[str(o)] for _, _, o in rows), dtype=np.int64, count=count)]
     )
-    kept = np.zeros(len(node_terms), dtype=bool)
-    kept[node_remap[node_remap >= 0]] = True
-    relabelled = node_remap[[old_nodes[s] for s in subjects if s in old_nodes]]
-    touched = np.union1d(np.flatnonzero(~kept), relabelled[relabelled >= 0]).astype(np.int64)
-    texts = _patch_texts(old, node_labels, node_remap, touched)
-    tables = _tables(node_terms, node_labels, relation_terms, relation_labels, heads, relations, tails, texts)
-    return dataclasses.replace(tables, node_remap=node_remap, node_touched=touched)
+    touched = np.fromiter(sorted(touched_labels), dtype=np.int64, count=len(touched_labels))
+    texts, text_ids, text_remap = _patch_texts(old, len(node_terms), node_remap, touched_labels)
+    node_labels = TextLabels(texts, text_ids)
+    canonical = _canonical_order(heads, relations, tails, kept=int(kept_heads.shape[0]), n_nodes=len(node_terms))
+    if canonical is None:
+        canonical = np.lexsort((tails, relations, heads))
+    position = np.empty_like(canonical)
+    position[canonical] = np.arange(canonical.shape[0], dtype=np.int64)
+    edge_remap = np.full(old.heads.shape[0], -1, dtype=np.int64)
+    edge_remap[keep] = position[: kept_heads.shape[0]]
+    tables = _tables(
+        node_terms,
+        node_labels,
+        relation_terms,
+        relation_labels,
+        heads,
+        relations,
+        tails,
+        (texts, text_ids),
+        order=canonical,
+    )
+    return dataclasses.replace(
+        tables,
+        node_remap=node_remap,
+        node_touched=touched,
+        node_text_remap=text_remap,
+        relation_remap=relation_remap,
+        edge_remap=edge_remap,
+    )
+
+
+def _kept_triples(heads: npt.NDArray[np.int64], changed: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
+    """Which triples a patch keeps: those whose head is not ``changed``; ``None`` when that is every triple.
+
+    The triples are in canonical order (by head first), so a head's triples are one range found by binary search:
+    O(k log m) for k changed heads after an O(m) check of the order (``np.isin`` when they are not in order)."""
+    if changed.shape[0] == 0:
+        return None
+    if heads.shape[0] > 1 and not bool(np.all(heads[1:] >= heads[:-1])):
+        keep: npt.NDArray[np.bool_] = ~np.isin(heads, changed)
+        return None if bool(keep.all()) else keep
+    starts = np.searchsorted(heads, changed, side="left")
+    stops = np.searchsorted(heads, changed, side="right")
+    if not bool(np.any(stops > starts)):
+        return None
+    keep = np.ones(heads.shape[0], dtype=bool)
+    for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
+        keep[start:stop] = False
+    return keep
+
+
+def _canonical_order(
+    heads: npt.NDArray[np.int64],
+    relations: npt.NDArray[np.int64],
+    tails: npt.NDArray[np.int64],
+    *,
+    kept: int,
+    n_nodes: int,
+) -> npt.NDArray[np.int64] | None:
+    """The canonical order (by head, relation, tail; stable) of triples whose first ``kept`` are in it already
+    (a patch renumbers monotonically): the few others merged in by binary search, O(m) numpy instead of an
+    O(m log m) sort. ``None`` (sort them all) when the packed keys do not fit 63 bits or the first ``kept`` are
+    not in order."""
+    node_bits = max(1, (max(n_nodes, 1) - 1).bit_length())
+    relation_bits = max(1, int(relations.max(initial=0)).bit_length())
+    if 2 * node_bits + relation_bits > 63:
+        return None
+    keys = (heads << (node_bits + relation_bits)) | (relations << node_bits) | tails
+    old, new = keys[:kept], keys[kept:]
+    if old.shape[0] > 1 and not bool(np.all(old[1:] >= old[:-1])):
+        return None
+    new_order = np.argsort(new, kind="stable")
+    at = np.searchsorted(old, new[new_order], side="right")  # after equal kept keys: a stable sort's place
+    order = np.insert(np.arange(kept, dtype=np.int64), at, kept + new_order)
+    return order
+
+
+def _splice(
+    terms: Sequence[str], used: npt.NDArray[np.bool_], added: set[str], order: Callable[[str], Any]
+) -> tuple[StringTable, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The sorted table ``terms`` without the strings not ``used``, with ``added`` inserted in order: the new
+    table, old id -> new id (-1: gone) and the new ids of the added strings (in ``order``).
+
+    O(n) numpy work and one copy of the bytes (:meth:`StringTable.splice`), O(a log n) binary searches."""
+    table = StringTable.from_strings(terms)  # a table already, or the list of a version written before them
+    new = sorted(added, key=order)
+    kept_before = np.zeros(len(table) + 1, dtype=np.int64)
+    np.cumsum(used, out=kept_before[1:])
+    at = [int(kept_before[bisect.bisect_left(table, order(term), key=order)]) for term in new]
+    spliced = table.splice(used, list(zip(at, new, strict=True)))
+    positions = np.asarray(at, dtype=np.int64)
+    survivors = int(kept_before[-1])
+    # survivor r moves up by the number of new strings inserted at or before it
+    shift = np.searchsorted(positions, np.arange(survivors), side="right")
+    remap = np.full(len(table), -1, dtype=np.int64)
+    remap[np.flatnonzero(used)] = np.arange(survivors, dtype=np.int64) + shift
+    return spliced, remap, positions + np.arange(positions.shape[0], dtype=np.int64)
 
 
 def _patch_texts(
-    old: LabelTables, node_labels: list[str], node_remap: npt.NDArray[np.int64], touched: npt.NDArray[np.int64]
-) -> tuple[list[str], npt.NDArray[np.int32]]:
-    """The distinct node texts (sorted) and text ids of the patched tables, as :func:`_distinct` gives them: a node
-    not ``touched`` keeps its old text (renumbered), a touched one's text is looked up or inserted.
+    old: LabelTables, n_nodes: int, node_remap: npt.NDArray[np.int64], touched: dict[int, str]
+) -> tuple[StringTable, npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    """The distinct node texts (sorted) and text ids of the patched tables, as :func:`_distinct` gives them, and
+    old text id -> new text id (-1: gone): a node not ``touched`` (new id -> label) keeps its old text
+    (renumbered), a touched one's text is looked up or inserted.
 
-    O(n) numpy work, O(t) list copies of the t old texts (a few deletions: in C), O(k log t) for k touched nodes."""
-    ids = np.full(len(node_labels), -1, dtype=np.int64)  # old text id of each node that kept its label
+    O(n) numpy work, one copy of the text bytes, O(k log t) for k touched nodes."""
+    ids = np.full(n_nodes, -1, dtype=np.int64)  # old text id of each node that kept its label
     alive = np.flatnonzero(node_remap >= 0)
-    ids[node_remap[alive]] = old.node_text_ids[alive]
-    ids[touched] = -1
+    ids[node_remap[alive]] = np.asarray(old.node_text_ids)[alive]
+    touched_ids = np.fromiter(touched, dtype=np.int64, count=len(touched))
+    ids[touched_ids] = -1
     used = np.zeros(len(old.node_texts), dtype=bool)
     used[ids[ids >= 0]] = True
-    touched_labels = [node_labels[i] for i in touched.tolist()]
     added = set()
-    for label in touched_labels:
+    for label in touched.values():
         j = bisect.bisect_left(old.node_texts, label)
         if j < len(old.node_texts) and old.node_texts[j] == label:
             used[j] = True
         else:
             added.add(label)
-    texts, _, text_remap = _merge(old.node_texts, old.node_texts, used, added, str, order=str)
-    text_ids = np.empty(len(node_labels), dtype=np.int32)
+    texts, text_remap, _ = _splice(old.node_texts, used, added, str)
+    text_ids = np.empty(n_nodes, dtype=np.int32)
     known = ids >= 0
     text_ids[known] = text_remap[ids[known]]
-    for i, label in zip(touched.tolist(), touched_labels, strict=True):
+    for i, label in touched.items():
         text_ids[i] = bisect.bisect_left(texts, label)
-    return texts, text_ids
+    return texts, text_ids, text_remap
 
 
 def _merge(
@@ -524,7 +638,7 @@ def _text(term: str, labels: dict[str, str], literal_text: dict[str, str], *, fa
     return ""  # an unlabelled blank node
 
 
-def _distinct(texts: list[str]) -> tuple[list[str], npt.NDArray[np.int32]]:
+def _distinct(texts: Sequence[str]) -> tuple[list[str], npt.NDArray[np.int32]]:
     distinct = sorted(set(texts))
     index = {text: i for i, text in enumerate(distinct)}
     return distinct, np.fromiter((index[t] for t in texts), dtype=np.int32, count=len(texts))

@@ -158,23 +158,36 @@ def extend_layers(
     texts: Sequence[str],
     old_texts: Sequence[str],
     encode: Callable[[list[str]], npt.NDArray[np.float32]],
+    *,
+    remap: npt.NDArray[np.int64] | None = None,
 ) -> tuple[Layers, int, int]:
     """The layers of ``texts`` on ``previous``'s base: a text of ``old_texts`` keeps its point, new texts are
     embedded with ``encode`` and appended to the delta (points above every earlier one).
 
+    ``remap``: old text id -> new text id (-1: gone) when the caller knows it (a patched table,
+    :func:`kgsvc.index.labels.patch_tables`); then no text is compared.
+
     Returns the layers, the number of texts added and the number of points that became tombstones.
-    O(texts) dictionary work, O(delta) rows copied; the base is not read.
+    O(texts) dictionary work (O(texts) numpy with ``remap``), O(delta) rows copied; the base is not read.
     """
-    point_of = dict(zip(old_texts, previous.points.tolist(), strict=True))
-    points = np.empty(len(texts), dtype=np.int64)
-    new: list[int] = []
     next_point = previous.labels.shape[0]
-    for i, text in enumerate(texts):
-        point = point_of.get(text)
-        if point is None:
-            point, next_point = next_point, next_point + 1
-            new.append(i)
-        points[i] = point
+    if remap is not None:
+        points = np.full(len(texts), -1, dtype=np.int64)
+        alive = np.flatnonzero(remap >= 0)
+        points[remap[alive]] = previous.points[alive]
+        fresh = np.flatnonzero(points < 0)
+        points[fresh] = next_point + np.arange(fresh.shape[0], dtype=np.int64)
+        new = fresh.tolist()
+    else:
+        point_of = dict(zip(old_texts, previous.points.tolist(), strict=True))
+        points = np.empty(len(texts), dtype=np.int64)
+        new = []
+        for i, text in enumerate(texts):
+            point = point_of.get(text)
+            if point is None:
+                point, next_point = next_point, next_point + 1
+                new.append(i)
+            points[i] = point
     added = encode([texts[i] for i in new]) if new else previous.delta[:0]
     delta = np.concatenate([previous.delta, np.asarray(added, dtype=np.float32)])
     return _layers(previous.base, delta, points), len(new), len(old_texts) - (len(texts) - len(new))

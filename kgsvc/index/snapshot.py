@@ -246,6 +246,90 @@ class GraphSnapshot:
             n_relations=n_relations,
         )
 
+    def patched(
+        self,
+        heads: IntArray,
+        relations: IntArray,
+        tails: IntArray,
+        *,
+        n_nodes: int,
+        n_relations: int,
+        node_remap: npt.NDArray[np.int64],
+        relation_remap: npt.NDArray[np.int64],
+        edge_remap: npt.NDArray[np.int64],
+    ) -> GraphSnapshot:
+        """The snapshot of the triples ``(heads[i], relations[i], tails[i])`` built from this one's, when they are
+        this snapshot's triples renumbered plus a few new ones: equal to :meth:`from_triples` on them.
+
+        ``node_remap`` / ``relation_remap`` / ``edge_remap`` map this snapshot's node, relation and edge ids to the
+        new ones (-1: gone) and must be increasing on the ids they keep (an incremental build's renumbering,
+        :func:`kgsvc.index.labels.patch_tables`): the kept entries then stay in slice order and only the new
+        edges' entries (the new edge ids no old edge maps to) are sorted and merged in. A node's slice loses the
+        entries of the edges gone.
+
+        Notes
+        -----
+        A few O(m) numpy gathers through the id maps and one copy per array, O(k log degree) for the k new edges'
+        entries (binary searches in their node's slice), instead of :meth:`from_triples`' O(m log m) sorts.
+        """
+        node_t, rel_t, edge_t = _id_dtype(n_nodes), _id_dtype(n_relations), _id_dtype(int(heads.shape[0]))
+        h, r, t = (np.asarray(a, dtype=np.int64) for a in (heads, relations, tails))
+        old_indptr: npt.NDArray[np.int64] = np.asarray(self.indptr, dtype=np.int64)
+        # the kept entries, renumbered (gathers through the small id maps, straight into the final dtypes): still
+        # sorted by (src, relation, neighbor, edge id, direction)
+        eid = edge_remap.astype(edge_t)[self.edge_ids]
+        dst = node_remap.astype(node_t)[self.neighbors]
+        if relation_remap.shape[0] == n_relations and bool(np.all(relation_remap == np.arange(n_relations))):
+            rel = np.asarray(self.relations, dtype=rel_t)
+        else:
+            rel = relation_remap.astype(rel_t)[self.relations]
+        out = np.asarray(self.outgoing, dtype=bool)
+        kept_before = old_indptr
+        if bool(np.any(edge_remap < 0)):  # edges gone: their entries too
+            kept = eid >= 0
+            prefix = np.zeros(kept.shape[0] + 1, dtype=np.int64)
+            np.cumsum(kept, out=prefix[1:])
+            kept_before = prefix[old_indptr]
+            eid, dst, rel, out = eid[kept], dst[kept], rel[kept], out[kept]
+        # kept entries per node, under the new ids (a gone node has none)
+        alive = np.flatnonzero(node_remap >= 0)
+        counts = np.zeros(n_nodes, dtype=np.int64)
+        counts[node_remap[alive]] = kept_before[alive + 1] - kept_before[alive]
+        kept_indptr = np.zeros(n_nodes + 1, dtype=np.int64)
+        np.cumsum(counts, out=kept_indptr[1:])
+        # the new edges' entries: from the head (outgoing), and from the tail unless a self-loop
+        is_old = np.zeros(h.shape[0], dtype=bool)
+        is_old[edge_remap[edge_remap >= 0]] = True
+        new = np.flatnonzero(~is_old)
+        back = new[h[new] != t[new]]
+        entries = sorted(
+            [(int(h[e]), int(r[e]), int(t[e]), 2 * int(e), int(e), True) for e in new.tolist()]
+            + [(int(t[e]), int(r[e]), int(h[e]), 2 * int(e) + 1, int(e), False) for e in back.tolist()]
+        )
+        at = []
+        for src, relation, neighbor, position, _, _ in entries:  # O(log degree) each, within the node's slice
+            lo, hi = int(kept_indptr[src]), int(kept_indptr[src + 1])
+            lo += int(np.searchsorted(rel[lo:hi], relation, side="left"))
+            hi = lo + int(np.searchsorted(rel[lo:hi], relation, side="right"))
+            lo += int(np.searchsorted(dst[lo:hi], neighbor, side="left"))
+            hi = lo + int(np.searchsorted(dst[lo:hi], neighbor, side="right"))
+            positions = 2 * eid[lo:hi].astype(np.int64) + ~out[lo:hi]
+            at.append(lo + int(np.searchsorted(positions, position)))
+        np.add.at(counts, np.asarray([e[0] for e in entries], dtype=np.int64), 1)
+        indptr = np.zeros(n_nodes + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return GraphSnapshot(
+            indptr=indptr,
+            neighbors=np.insert(dst, at, [e[2] for e in entries]),
+            relations=np.insert(rel, at, [e[1] for e in entries]),
+            edge_ids=np.insert(eid, at, [e[4] for e in entries]),
+            outgoing=np.insert(out, at, [e[5] for e in entries]),
+            triple_heads=h.astype(node_t),
+            triple_relations=r.astype(rel_t),
+            triple_tails=t.astype(node_t),
+            n_relations=n_relations,
+        )
+
     # -- persistence ---------------------------------------------------------------------------------------------
 
     def save(self, folder: Path) -> None:

@@ -19,7 +19,7 @@ import functools
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 from urllib.parse import quote
 
 import numpy as np
@@ -32,7 +32,7 @@ from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.result import Term
 
-__all__ = ["Embed", "QAGraph", "Search", "load_embedder", "parse_term"]
+__all__ = ["Degrees", "Embed", "QAGraph", "Search", "load_embedder", "parse_term"]
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 #: ``search(vectors, k) -> (node ids, L2 distances)``, both ``(len(vectors), k)``, ``-1`` ids where fewer hits.
@@ -92,6 +92,28 @@ def _search_index(
             if len(nodes):
                 ids[row, col], dists[row, col] = int(nodes[0]), float(distance)
     return ids, dists
+
+
+class Degrees(Sequence[int]):
+    """``degrees[v] == indptr[v + 1] - indptr[v]``: the degrees of a CSR, read on demand (O(1) per node)."""
+
+    def __init__(self, indptr: npt.NDArray[np.int64]) -> None:
+        self._indptr = indptr
+
+    def __len__(self) -> int:
+        return int(self._indptr.shape[0] - 1)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = int(index) + len(self) if int(index) < 0 else int(index)
+        if not 0 <= i < len(self):
+            raise IndexError(f"node {index} out of range for {len(self)} nodes")
+        return int(self._indptr[i + 1] - self._indptr[i])
 
 
 @dataclass
@@ -186,6 +208,11 @@ class QAGraph:
                 is_type = np.asarray(snapshot.triple_relations) == relation
                 self._classes = np.unique(np.asarray(snapshot.triple_tails)[is_type]).tolist()
         return self._classes
+
+    def degrees(self) -> Sequence[int]:
+        """Each node's number of snapshot entries (its edges; a self-loop counts once), read from the snapshot's
+        ``indptr`` when asked for: O(1) here, no list of every node's degree."""
+        return Degrees(self.snapshot.indptr)
 
     def types(self, node: int) -> set[int]:
         """The ``rdf:type`` objects of ``node``. O(degree)."""

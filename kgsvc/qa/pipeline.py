@@ -164,7 +164,7 @@ class QuestionAnswerer:
             rate = self.exemplars.common_rate if self.exemplars is not None and len(self.exemplars) else None
             graph = self.graph
             earlier, self._earlier_labels = self._earlier_labels, None
-            classes, degree = graph.classes(), np.diff(graph.snapshot.indptr).tolist()
+            classes, degree = graph.classes(), graph.degrees()
             index = None
             changes = graph.node_changes
             if earlier is not None and changes is not None and changes[0] == self._earlier_version:

@@ -13,6 +13,7 @@ import kgsvc
 from kgsvc.errors import IndexError_
 from kgsvc.index import build as build_module
 from kgsvc.index.dataset_index import DatasetIndex, open_index
+from kgsvc.index.strings import read_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 from kgsvc.settings import Settings
 
@@ -116,7 +117,7 @@ def test_failed_build_keeps_previous_version(manual: kgsvc.KG, monkeypatch: pyte
     assert manual.build_index("sample") == 1
     manual.update(f"INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_X> <{EX}genre> <{EX}genre_Animation> }} }}")
 
-    def broken(folder: Path, tables: object) -> None:
+    def broken(folder: Path, tables: object, previous: object) -> None:
         (folder / "snapshot").mkdir()
         raise OSError("disk full (simulated)")
 
@@ -181,7 +182,7 @@ def test_auto_index_update_and_drop(tmp_path: Path) -> None:
 def test_incremental_build_embeds_only_new_texts(manual: kgsvc.KG, tmp_path: Path) -> None:
     """A small update re-embeds only its new label texts, and the version equals a full build of the same data."""
     manual.build_index("sample")
-    before = {kind: json.loads((manual.index("sample").path / f"{kind}_texts.json").read_text()) for kind in KINDS}
+    before = {kind: list(read_strings(manual.index("sample").path, f"{kind}_texts")) for kind in KINDS}
     manual.update(
         f"PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> INSERT DATA {{ GRAPH {GRAPH} {{ "
         f'<{EX}film_Q> rdfs:label "Quiet Harbour Nights" ; <{EX}directedBy> <{EX}person_Satoshi_Kon> }} }}'
@@ -190,7 +191,7 @@ def test_incremental_build_embeds_only_new_texts(manual: kgsvc.KG, tmp_path: Pat
     row = manual.catalog.current_index_version("sample")
     assert row is not None and row.version == 2
     second = manual.index("sample").path
-    after = {kind: json.loads((second / f"{kind}_texts.json").read_text()) for kind in KINDS}
+    after = {kind: list(read_strings(second, f"{kind}_texts")) for kind in KINDS}
     new_texts = sum(len(set(after[kind]) - set(before[kind])) for kind in KINDS)
     assert new_texts == 1  # "Quiet Harbour Nights"; every other text (and every relation) was there before
     assert row.metrics["embedded_texts"] == new_texts
@@ -203,7 +204,7 @@ def test_incremental_build_embeds_only_new_texts(manual: kgsvc.KG, tmp_path: Pat
         full.build_index("sample")
         scratch = full.index("sample")
         for kind in KINDS:
-            assert json.loads((scratch.path / f"{kind}_texts.json").read_text()) == after[kind]
+            assert list(read_strings(scratch.path, f"{kind}_texts")) == after[kind]
         for name in (NODE_LABELS, RELATION_LABELS):  # the new text's row is in the delta layer of version 2
             np.testing.assert_allclose(manual.index("sample").text_vectors(name), scratch.text_vectors(name), atol=1e-5)
     answer = manual.ask("who directed Quiet Harbour Nights", dataset="sample")

@@ -22,6 +22,7 @@ from kgsvc.index import exact
 from kgsvc.index import layers as layers_module
 from kgsvc.index.changes import changed_subjects
 from kgsvc.index.dataset_index import DatasetIndex, load_index
+from kgsvc.index.strings import StringTable, read_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 from kgsvc.qa.link import LabelIndex, fold
 from kgsvc.qa.options import QAOptions
@@ -252,7 +253,7 @@ def test_failed_incremental_build_keeps_the_previous_version(
     manual.build_index("sample")
     manual.update(f'INSERT DATA {{ GRAPH {GRAPH} {{ <{EX}film_Q> {LABEL} "Quiet Moon" }} }}')
 
-    def broken(folder: Path, tables: object) -> None:
+    def broken(folder: Path, tables: object, previous: object) -> None:
         raise OSError("disk full (simulated)")
 
     monkeypatch.setattr(build_module, "_write_snapshot", broken)
@@ -381,3 +382,22 @@ def test_the_label_index_of_an_incremental_version_is_a_layer_equal_to_a_fresh_o
             key = fold(text).strip()
             assert sorted(labels.matches(key)) == sorted(fresh.matches(key))
             assert labels.keys_near_length(len(key)) == fresh.keys_near_length(len(key))
+
+
+def test_a_version_with_json_tables_is_read_and_patched(manual: kgsvc.KG, tmp_path: Path) -> None:
+    """A version written before the binary string tables (JSON lists) opens and is patched; the next versions
+    write binary tables equal to a scratch build's."""
+    assert manual.build_index("sample") == 1
+    folder = manual.catalog.index_path("sample", 1)
+    for name in ("node_terms", "relation_terms", "node_texts", "relation_texts"):
+        strings = list(read_strings(folder, name))
+        (folder / f"{name}.json").write_text(json.dumps(strings, ensure_ascii=False), encoding="utf-8")
+        for part in ("offsets", "blob"):
+            (folder / f"{name}_{part}.npy").unlink()
+    with _version(manual, 1) as old:
+        assert isinstance(old.node_terms, list) and old.node_label(0) == old.node_labels[0]
+    assert _changes(manual, tmp_path) == ["incremental"] * 5
+    index = manual.index("sample")
+    assert isinstance(index.node_terms, StringTable) and isinstance(index.node_texts, StringTable)
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(index, fresh.index("sample"))

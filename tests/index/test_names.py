@@ -8,7 +8,6 @@ reach the embedding model.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from kgsvc.errors import DatasetError
 from kgsvc.index.build import build_index
 from kgsvc.index.embed import Embedder
 from kgsvc.index.names import EMBED_MAX_CHARS, LITERAL_EMBED_MAX_CHARS, iri_name
+from kgsvc.index.strings import read_strings
 from kgsvc.settings import Settings
 
 EX = "http://example.org/"
@@ -108,7 +108,7 @@ def test_the_embedding_stage_never_sees_a_long_text(music: tuple[kgsvc.KG, _Reco
     assert version is not None
     folder = kg.catalog.index_path("music", version.version)
     vectors = np.load(folder / "node_vectors.npy")
-    texts = json.loads((folder / "node_texts.json").read_text(encoding="utf-8"))
+    texts = list(read_strings(folder, "node_texts"))
     long_row = texts.index(DESCRIPTION)
     assert not vectors[long_row].any()  # a zero vector: never within a linking distance
     assert vectors[texts.index("Paul McCartney")].any()

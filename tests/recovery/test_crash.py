@@ -10,7 +10,6 @@ input, after loading the file again) equals the state of an uninterrupted run: s
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -23,6 +22,7 @@ import httpx
 import pytest
 
 import kgsvc
+from kgsvc.index.strings import read_strings
 from kgsvc.recovery import JOB_INTERRUPTED, MARKER, VERSION_INTERRUPTED
 from kgsvc.settings import Settings
 from tests.conftest import free_port
@@ -67,7 +67,7 @@ def index_contents(kg: kgsvc.KG, dataset: str) -> dict[str, Any]:
     current = kg.catalog.current_index_version(dataset)
     assert current is not None
     folder = kg.catalog.index_path(dataset, current.version)
-    tables = {name: json.loads((folder / f"{name}.json").read_text()) for name in ("node_terms", "relation_terms")}
+    tables = {name: list(read_strings(folder, name)) for name in ("node_terms", "relation_terms")}
     return {"counts": current.counts, "store_version_covered": current.store_version, **tables}
 
 

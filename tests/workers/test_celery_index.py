@@ -15,6 +15,7 @@ import pytest
 from celery import Celery
 
 import kgsvc
+from kgsvc.index.strings import read_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 from kgsvc.recovery import VERSION_INTERRUPTED
 from tests.index.test_build import snapshot_triples, stored_triples
@@ -120,8 +121,8 @@ def test_worker_killed_mid_build_converges(client_kg: kgsvc.KG, worker: Worker, 
     # the base shards of the killed attempt went once the retried version was published (kgsvc.index.build)
     assert [p.name for p in (killed.path.parent / "shards").iterdir()] == [killed.path.name]
     for kind, name in (("node", NODE_LABELS), ("relation", RELATION_LABELS)):
-        texts = json.loads((killed.path / f"{kind}_texts.json").read_text())
-        assert texts == json.loads((clean.path / f"{kind}_texts.json").read_text())  # same vector ids
+        texts = list(read_strings(killed.path, f"{kind}_texts"))
+        assert texts == list(read_strings(clean.path, f"{kind}_texts"))  # same vector ids
         assert killed.vectors.count(name) == clean.vectors.count(name) == len(texts)  # no duplicates
     assert snapshot_triples(killed) == stored_triples(client_kg, "killed")  # IRIs differ by dataset, so each own
     assert snapshot_triples(clean) == stored_triples(client_kg, "clean")
