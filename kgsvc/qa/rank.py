@@ -119,7 +119,9 @@ class CandidateRanker:
         """The zero-shot lexicon read off the graph's relation labels (:mod:`kgsvc.qa.zeroshot`; built once)."""
         if self._graph_lexicon is None:
             keys = sorted({relation_key(label) for label in self.graph.relation_labels})
-            self._graph_lexicon = GraphLexicon(embed=self.graph.embed, labels=keys)
+            words = getattr(getattr(self.graph.embed, "__self__", None), "words", None)  # the embedder's vocabulary
+            vocabulary = words() if callable(words) else frozenset()
+            self._graph_lexicon = GraphLexicon(embed=self.graph.embed, labels=keys, vocabulary=vocabulary)
         return self._graph_lexicon
 
     @property

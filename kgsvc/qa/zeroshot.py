@@ -13,7 +13,11 @@ relation's **label** (the dataset's own vocabulary, DESIGN §3), by
 
 With ``sim(w, s)`` the larger of the two (lexical = 1) and the **contrast** ``c(w, s) = sim(w, s) − max(0.35,
 max sim(w, s'))`` over the graph's other relations ``s'`` (those sharing no content word with ``s``: a word close to
-every relation, "films" in a film graph, names none of them), the emission of a content word is
+every relation, "films" in a film graph, names none of them) — the larger of that contrast for the bare word and
+label and for both read in the phrase "what is the … of something" (2026-11-26 (mqpq): MiniLM tells a relational
+noun's relation apart there, "job" ↔ *profession* 0.04 bare, 0.27 in the phrase; "son" ↔ *children* 0.00 and 0.11),
+and for a closed compound whose head names a relation better than the whole ("screen|writer": the head "writer",
+:meth:`GraphLexicon.head`), the head's — the emission of a content word is
 ``t(w | s) = exp(β · (c(w, s) − τ))`` when ``c ≥ τ``, ``miss^(1 − c/τ)`` for ``0 < c < τ`` and ~0 below: a word
 explains a step when it is closer to that relation than to any other by the margin ``τ``, the gain grows with the
 margin, and a word closer to it by less ("sex" ↔ "gender", "job" ↔ "profession" in a family graph) spares the step
@@ -152,6 +156,8 @@ REQUESTS = frozenset({"name", "list", "give", "show", "find", "mention", "tell",
 _ARTICLES = frozenset({"a", "an", "the", "some", "any", "all", "every", "me", "us"})
 #: Determiners before a noun phrase that may hold a linked entity ("the soccer club X").
 _DETERMINERS = frozenset({"a", "an", "the"})
+#: Least letters of each part of a closed compound (:meth:`GraphLexicon.head`).
+_PART = 4
 #: Content words before a linked entity that its noun phrase is read for at most.
 _PHRASE_WORDS = 3
 
@@ -361,6 +367,12 @@ class GraphLexicon(RelationLexicon):
         Words that go to NULL at no cost: those naming the class of the answer (:func:`class_words`).
     plain : frozenset of str
         Share cues that are no share cues in this question (:func:`plain_cues`: the "both" of "both … and").
+    context : str
+        A phrase with one ``{}`` that a word and a label are also compared in (:meth:`in_context`; ``""``: bare
+        words only). A relational noun reads as one there: "job" ↔ *profession*, "son" ↔ *children*.
+    vocabulary : frozenset of str
+        Words the embedder knows whole (:meth:`kgsvc.index.embed.Embedder.words`): the parts a closed compound is
+        split into (:meth:`head`); empty: no compound is split.
 
     Notes
     -----
@@ -379,9 +391,12 @@ class GraphLexicon(RelationLexicon):
     names: frozenset[str] = frozenset()
     free: frozenset[str] = frozenset()
     plain: frozenset[str] = frozenset()
+    context: str = "what is the {} of something"
+    vocabulary: frozenset[str] = frozenset()
     _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     _best: dict[str, float] = field(default_factory=dict, repr=False)
+    _heads: dict[str, str | None] = field(default_factory=dict, repr=False)
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -390,11 +405,15 @@ class GraphLexicon(RelationLexicon):
                 self._vectors[text] = np.asarray(vector, dtype=np.float32)
 
     def prepare(self, words: Sequence[str], keys: Sequence[str]) -> None:
-        """Embed the content words among ``words`` and the labels ``keys`` (and their content words) in one batch."""
-        texts = [w for w in words if w not in FUNCTION_WORDS]
+        """Embed the content words among ``words`` and the labels ``keys`` (and their content words), each also in
+        the :attr:`context` phrase, in one batch."""
+        content = [w for w in words if w not in FUNCTION_WORDS]
+        texts = list(content)
         for key in [*keys, *self.labels]:
             texts.append(key)
             texts += content_words(key)
+        if self.context:
+            texts += [self.context.format(t) for t in [*content, *keys, *self.labels]]
         self._embed(texts)
 
     def similarity(self, word: str, key: str) -> float:
@@ -414,15 +433,67 @@ class GraphLexicon(RelationLexicon):
         self._sims[(word, key)] = sim
         return sim
 
+    def in_context(self, word: str, key: str) -> float:
+        """``sim`` of ``word`` and label ``key`` each read in the :attr:`context` phrase ("what is the *job* of
+        something" against "what is the *profession* of something"): 1 for a stem match, else the MiniLM cosine of
+        the two phrases; 0 without a context."""
+        if not self.context:
+            return 0.0
+        cached = self._sims.get((word, "\x00" + key))
+        if cached is not None:
+            return cached
+        if any(stem_match(word, p) for p in content_words(key)):
+            sim = 1.0
+        else:
+            a, b = self.context.format(word), self.context.format(key)
+            self._embed([a, b])
+            sim = float(self._vectors[a] @ self._vectors[b]) if a in self._vectors and b in self._vectors else 0.0
+        self._sims[(word, "\x00" + key)] = sim
+        return sim
+
+    def head(self, word: str) -> str | None:
+        """The head of a closed compound ``word`` ("screen|writer", "grand|parents"): its longest ending of at least
+        :data:`_PART` letters that is a word of :attr:`vocabulary` after a part of at least :data:`_PART` letters
+        that is one too; ``None`` when there is none (English compounds are right-headed: a *screenwriter* is a
+        writer)."""
+        if word in self._heads:
+            return self._heads[word]
+        found = None
+        if word.isalpha() and self.vocabulary:
+            for cut in range(_PART, len(word) - _PART + 1):
+                if word[:cut] in self.vocabulary and word[cut:] in self.vocabulary:
+                    found = word[cut:]
+                    break
+        self._heads[word] = found
+        return found
+
     def contrast(self, word: str, key: str) -> float:
+        """:meth:`word_contrast` of ``word``, or of its compound :meth:`head` where the head names a relation
+        better than the whole word does, by the margin ``τ`` at least (MiniLM reads "screenwriter" as a word of its
+        own, closer to *directed by* than to *written by*; "writer" is closer to *written by* by 0.15). A compound
+        whose whole names its relation keeps it ("birthplace" is *place of birth*, not any *place*)."""
+        head = self.head(word)
+        if head is not None:
+            whole = max(self.word_contrast(word, k) for k in self.labels)
+            if max(self.word_contrast(head, k) for k in self.labels) >= whole + self.tau:
+                return self.word_contrast(head, key)
+        return self.word_contrast(word, key)
+
+    def word_contrast(self, word: str, key: str) -> float:
         """``sim(word, key)`` less the word's best similarity to the *other* relation labels of the graph (those
         that share no content word with ``key``; at least :attr:`floor_sim`): a word names a relation when it is
         closer to it than to every other relation ("films" in a film graph is close to all of them and names
-        none)."""
+        none). The larger of that contrast for the bare words and for the words read in the :attr:`context` phrase
+        (:meth:`in_context`): a bare word is ambiguous where a relational noun in its phrase is not ("job" ↔
+        *profession* 0.04 bare, 0.27 in "what is the job of something"; "son" ↔ *children* 0.00 and 0.11)."""
         own = set(content_words(key))
         rivals = [k for k in self.labels if not own & set(content_words(k))]
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
-        return self.similarity(word, key) - max(best, self.floor_sim)
+        bare = self.similarity(word, key) - max(best, self.floor_sim)
+        if not self.context:
+            return bare
+        best = max([self.in_context(word, k) for k in rivals], default=0.0)
+        return max(bare, self.in_context(word, key) - max(best, self.floor_sim))
 
     def names_object(self, word: str, key: str) -> bool:
         """Whether ``word`` is closest, among the content words of label ``key``, to its last one: the noun that
