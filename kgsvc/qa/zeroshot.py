@@ -104,6 +104,8 @@ FUNCTION_WORDS = (
 )
 
 
+#: The prefix of a word such as "co-starred", a token of its own (:func:`kgsvc.qa.align.question_tokens`).
+_CO = "co"
 #: Marks a step that walks back the relation of its neighbour step ("the films that share actors with X").
 RETURN = "\x00return"
 #: Words that say a relation value is shared: they explain a step that walks back its neighbour's relation.
@@ -514,6 +516,8 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY:
             return 1.0
+        if word == _CO and _CO not in self.plain:  # the prefix of "co-starred" (question_tokens): a value shared,
+            return float(self.miss**self.null_share)  # which only a step walked back explains
         if word in FUNCTION_WORDS or word in SHARE_CUES or word in self.names or word in self.free:
             return 1.0
         if not word.strip("'"):

@@ -5,7 +5,8 @@ MiniLM gives a bare word little to tell relations apart by: "job" is 0.04 closer
 to the next relation, "son" as close to *parents* as to *children*, so a path one step short of the question won
 ("the job of X 's son" → the son). Read in the phrase "what is the … of something", both name their relation by
 a clear margin. "screenwriter" is one word-piece of its own that MiniLM puts next to *directed by*; its head
-"writer" (a word of the model's vocabulary after "screen", another) is close to *written by*.
+"writer" (a word of the model's vocabulary after "screen", another) is close to *written by*. "co-wrote" is read as
+two words, "co" (a share cue) and "wrote": the relation and its value shared, two steps.
 """
 
 from __future__ import annotations
@@ -40,11 +41,12 @@ FILMS = f"""@prefix : <{NS}> .
 :rating rdfs:label "has imdb rating" .
 :Night_Harbour rdfs:label "Night Harbour" ; :writtenBy :Ada_Vell ; :directedBy :Tom_Reis ; :starred :Ivy_Lund ;
     :genre :Noir ; :language :Danish ; :year "1961" ; :rating "7.1" .
-:Salt_Road rdfs:label "Salt Road" ; :writtenBy :Ada_Vell ; :directedBy :Ben_Kraft ; :starred :Rob_Tan ;
+:Salt_Road rdfs:label "Salt Road" ; :writtenBy :Ada_Vell , :Eva_Dorn ; :directedBy :Ben_Kraft ; :starred :Rob_Tan ;
     :genre :Western ; :language :Danish ; :year "1964" ; :rating "6.4" .
 :Glass_Tide rdfs:label "Glass Tide" ; :writtenBy :Cy_Moor ; :directedBy :Tom_Reis ; :starred :Ivy_Lund ;
     :genre :Noir ; :language :Polish ; :year "1961" ; :rating "5.9" .
-:Ada_Vell rdfs:label "Ada Vell" . :Cy_Moor rdfs:label "Cy Moor" . :Tom_Reis rdfs:label "Tom Reis" .
+:Ada_Vell rdfs:label "Ada Vell" . :Eva_Dorn rdfs:label "Eva Dorn" . :Cy_Moor rdfs:label "Cy Moor" .
+:Tom_Reis rdfs:label "Tom Reis" .
 :Ben_Kraft rdfs:label "Ben Kraft" . :Ivy_Lund rdfs:label "Ivy Lund" . :Rob_Tan rdfs:label "Rob Tan" .
 :Noir rdfs:label "Noir" . :Western rdfs:label "Western" . :Danish rdfs:label "Danish" . :Polish rdfs:label "Polish" .
 """
@@ -96,6 +98,15 @@ def test_a_compound_is_read_by_its_head(films: kgsvc.KG) -> None:
     expected = _hand(films, query, "films")
     assert expected == [f"{NS}Salt_Road"]
     assert _top(films, "which films have the same screenwriter of Night Harbour", "films") == expected
+
+
+def test_co_is_a_shared_value(films: kgsvc.KG) -> None:
+    """"co-wrote" is two steps: the films Ada Vell wrote (written by, walked back) and their other writers ("co").
+    Read as one word it explained one step, and the films she wrote scored best."""
+    query = "SELECT ?x WHERE { ?f :writtenBy :Ada_Vell , ?x FILTER(?x != :Ada_Vell) }"
+    expected = _hand(films, query, "films")
+    assert expected == [f"{NS}Eva_Dorn"]
+    assert _top(films, "who co-wrote films with Ada Vell", "films") == expected
 
 
 def test_a_relation_word_stays_one_step(kg: kgsvc.KG) -> None:
