@@ -101,8 +101,8 @@ def test_a_compound_is_read_by_its_head(films: kgsvc.KG) -> None:
 
 
 def test_co_is_a_shared_value(films: kgsvc.KG) -> None:
-    """"co-wrote" is two steps: the films Ada Vell wrote (written by, walked back) and their other writers ("co").
-    Read as one word it explained one step, and the films she wrote scored best."""
+    """The word "co-wrote" is two steps: the films Ada Vell wrote (written by, walked back) and their other writers
+    ("co"). Read as one word it explained one step, and the films she wrote scored best."""
     query = "SELECT ?x WHERE { ?f :writtenBy :Ada_Vell , ?x FILTER(?x != :Ada_Vell) }"
     expected = _hand(films, query, "films")
     assert expected == [f"{NS}Eva_Dorn"]
