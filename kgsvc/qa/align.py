@@ -53,22 +53,12 @@ WH_WORDS = WH_DETERMINERS | {"when", "where", "who", "whom"}
 def question_tokens(masked: str) -> tuple[list[str], list[int]]:
     """The folded word tokens of a masked question and the token indexes of the :data:`MASK` placeholders.
 
-    ``'s`` is a token of its own (it marks a possessive chain); punctuation is dropped. The prefix "co-" is a token
-    of its own too: "co-starred" says a relation ("starred") and that its value is shared ("co"), which are two steps
-    of a path (starred → ← starred) that a word explains one of.
+    ``'s`` is a token of its own (it marks a possessive chain); punctuation is dropped.
 
     >>> question_tokens("the mother of X 's son ?")
     (['the', 'mother', 'of', 'x', "'s", 'son'], [3])
-    >>> question_tokens("who co-starred with X")[0]
-    ['who', 'co', 'starred', 'with', 'x']
     """
-    words = []
-    for m in _TOKEN.finditer(masked.replace("\u2019", "'")):
-        word = m.group(0)
-        if word[:3].casefold() == "co-" and len(word) > 3:
-            words += [word[:2], word[3:]]
-        else:
-            words.append(word)
+    words = [m.group(0) for m in _TOKEN.finditer(masked.replace("\u2019", "'"))]
     masks = [i for i, w in enumerate(words) if w == MASK]
     return [fold(w) for w in words], masks
 

@@ -45,7 +45,16 @@ from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_k
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.zeroshot import FUNCTION_WORDS, GraphLexicon, class_words, mark_steps, phrase_roles, phrasings, plain_cues
+from kgsvc.qa.zeroshot import (
+    FUNCTION_WORDS,
+    GraphLexicon,
+    class_words,
+    mark_steps,
+    phrase_roles,
+    phrasings,
+    plain_cues,
+    split_co,
+)
 
 __all__ = [
     "CLASS_MIN_COS",
@@ -394,7 +403,11 @@ class CandidateRanker:
             entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
             for i, role in phrase_roles(tokens, entities, self.graph.relation_labels).items():
                 words[i] = tokens[i] + role
-        scorers = [lexicon.scorer([(words[i], g) for i, g in order]) for order in readings]
+        inputs = [[(words[i], g) for i, g in order] for order in readings]
+        if isinstance(lexicon, GraphLexicon):  # "co-starred": the relation and its value shared, two words
+            best = lexicon.best_contrast
+            inputs = [split_co(words_of, lambda w: best(w) > 0.0) for words_of in inputs]
+        scorers = [lexicon.scorer(words_of) for words_of in inputs]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]

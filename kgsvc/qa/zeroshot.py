@@ -13,11 +13,11 @@ relation's **label** (the dataset's own vocabulary, DESIGN §3), by
 
 With ``sim(w, s)`` the larger of the two (lexical = 1) and the **contrast** ``c(w, s) = sim(w, s) − max(0.35,
 max sim(w, s'))`` over the graph's other relations ``s'`` (those sharing no content word with ``s``: a word close to
-every relation, "films" in a film graph, names none of them) — the larger of that contrast for the bare word and
-label and for both read in the phrase "what is the … of something" (2026-11-26 (mqpq): MiniLM tells a relational
-noun's relation apart there, "job" ↔ *profession* 0.04 bare, 0.27 in the phrase; "son" ↔ *children* 0.00 and 0.11),
-and for a closed compound whose head names a relation better than the whole ("screen|writer": the head "writer",
-:meth:`GraphLexicon.head`), the head's — the emission of a content word is
+every relation, "films" in a film graph, names none of them) — for a word that names no relation bare by the margin
+τ, also the contrast of both read in the phrase "what is the … of something" where that one reaches τ (2026-11-26
+(mqpq): MiniLM tells a relational noun's relation apart there, "job" ↔ *profession* 0.04 bare, 0.27 in the phrase;
+"son" ↔ *children* 0.00 and 0.11), and for a closed compound whose head names a relation better than the whole
+("screen|writer": the head "writer", :meth:`GraphLexicon.head`), the head's — the emission of a content word is
 ``t(w | s) = exp(β · (c(w, s) − τ))`` when ``c ≥ τ``, ``miss^(1 − c/τ)`` for ``0 < c < τ`` and ~0 below: a word
 explains a step when it is closer to that relation than to any other by the margin ``τ``, the gain grows with the
 margin, and a word closer to it by less ("sex" ↔ "gender", "job" ↔ "profession" in a family graph) spares the step
@@ -31,7 +31,8 @@ dad). Function words ("what", "the", "of") only go to NULL; "where" and "when" a
 a place or a time). Words of a linked entity that a path leaves unused explain a step only by spelling its label:
 "Norway" is a country, but "the players of X from Norway" is not X's players' countries. A step that walks back
 its neighbour's relation ("the films that share actors with X": starred → starred⁻¹) may also be explained by a
-share cue ("same", "also", "co-"); "both" with an "and" after it is no share cue (:func:`plain_cues`: "both born and
+share cue ("same", "also", "co-"; "co-starred" is read as two words, "co" and "starred", where "starred" names a
+relation: :func:`split_co`); "both" with an "and" after it is no share cue (:func:`plain_cues`: "both born and
 died in X" is two conditions, not a value shared with X). The words of two noun phrases name a class, not a relation
 (:func:`phrase_roles`, 2026-11-26 (wc)): the answer's class word ("name a *player* who plays X", "what *sex* is
 X 's dad") explains at most the step that reaches the answer, by its object noun, and a modifier before a class noun
@@ -78,6 +79,7 @@ __all__ = [
     "REQUESTS",
     "RETURN",
     "SHARE_CUES",
+    "CO",
     "GraphLexicon",
     "content_words",
     "mark_returns",
@@ -85,6 +87,7 @@ __all__ = [
     "phrase_roles",
     "phrasings",
     "plain_cues",
+    "split_co",
     "stem_match",
 ]
 
@@ -104,8 +107,8 @@ FUNCTION_WORDS = (
 )
 
 
-#: The prefix of a word such as "co-starred", a token of its own (:func:`kgsvc.qa.align.question_tokens`).
-_CO = "co"
+#: The prefix of a word such as "co-starred", read as a word of its own (:func:`split_co`).
+CO = "co"
 #: Marks a step that walks back the relation of its neighbour step ("the films that share actors with X").
 RETURN = "\x00return"
 #: Words that say a relation value is shared: they explain a step that walks back its neighbour's relation.
@@ -261,6 +264,28 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
     return roles
 
 
+def split_co(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> list[tuple[str, int]]:
+    """``words`` (a reading: ``(word, segment)``, the word maybe tagged by :func:`phrase_roles`) with each word
+    "co-X" whose ``X`` ``names`` a relation read as two, :data:`CO` and ``X``: "co-starred" says the relation and
+    that its value is shared, two steps of a path (*starred* → ← *starred*) that one word explains only one of. A
+    word "co-X" whose ``X`` names no relation ("co-laureates" where "laureates" spells two labels alike) stays one
+    word, a share cue.
+
+    >>> split_co([("who", 0), ("co-starred", 0), ("with", 0)], lambda w: w == "starred")
+    [('who', 0), ('co', 0), ('starred', 0), ('with', 0)]
+    >>> split_co([("co-laureates", 1)], lambda w: False)
+    [('co-laureates', 1)]
+    """
+    out = []
+    for word, segment in words:
+        rest = word[3:]
+        if word.startswith("co-") and rest and names(_role(rest)[0]):
+            out += [(CO, segment), (rest, segment)]
+        else:
+            out.append((word, segment))
+    return out
+
+
 def class_words(tokens: Sequence[str]) -> frozenset[str]:
     """The content words of a question that name the class of what is asked and no relation: a word right after a
     wh-determiner, or after the article of a request that opens the question ("name a *soccer* club in X"), that
@@ -399,6 +424,7 @@ class GraphLexicon(RelationLexicon):
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     _best: dict[str, float] = field(default_factory=dict, repr=False)
     _heads: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _bare_names: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -434,6 +460,18 @@ class GraphLexicon(RelationLexicon):
                 sim = max(float(v @ self._vectors[t]) for t in [key, *parts] if t in self._vectors)
         self._sims[(word, key)] = sim
         return sim
+
+    def _names_bare(self, word: str) -> bool:
+        """Whether ``word`` names a relation bare, by the margin ``τ`` (then it is not read in :attr:`context`)."""
+        named = self._bare_names.get(word)
+        if named is None:
+            context, self.context = self.context, ""
+            try:
+                named = max((self.word_contrast(word, k) for k in self.labels), default=0.0) >= self.tau
+            finally:
+                self.context = context
+            self._bare_names[word] = named
+        return named
 
     def in_context(self, word: str, key: str) -> float:
         """``sim`` of ``word`` and label ``key`` each read in the :attr:`context` phrase ("what is the *job* of
@@ -485,17 +523,22 @@ class GraphLexicon(RelationLexicon):
         """``sim(word, key)`` less the word's best similarity to the *other* relation labels of the graph (those
         that share no content word with ``key``; at least :attr:`floor_sim`): a word names a relation when it is
         closer to it than to every other relation ("films" in a film graph is close to all of them and names
-        none). The larger of that contrast for the bare words and for the words read in the :attr:`context` phrase
-        (:meth:`in_context`): a bare word is ambiguous where a relational noun in its phrase is not ("job" ↔
-        *profession* 0.04 bare, 0.27 in "what is the job of something"; "son" ↔ *children* 0.00 and 0.11)."""
+        none). For a word that names no relation bare by the margin ``τ``, the larger of that contrast and the one of
+        the word and label read in the :attr:`context` phrase (:meth:`in_context`) where the latter reaches ``τ``: a
+        bare word is ambiguous where a relational noun in its phrase is not ("job" ↔ *profession* 0.04 bare, 0.27 in
+        "what is the job of something"; "son" ↔ *children* 0.00 and 0.11). A word that names a relation bare keeps
+        its bare reading ("died" is as close to *death date* as to *death place*; in the phrase it leans to the
+        place), and a phrase that gives less than the margin is no evidence ("institution" ↔ *member of*: 0.02 bare,
+        0.04 in the phrase)."""
         own = set(content_words(key))
         rivals = [k for k in self.labels if not own & set(content_words(k))]
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
         bare = self.similarity(word, key) - max(best, self.floor_sim)
-        if not self.context:
-            return bare
+        if not self.context or word in WH_WORDS or self._names_bare(word):
+            return bare  # the phrase reads a noun: "what is the *where* of something" reads nothing
         best = max([self.in_context(word, k) for k in rivals], default=0.0)
-        return max(bare, self.in_context(word, key) - max(best, self.floor_sim))
+        phrased = self.in_context(word, key) - max(best, self.floor_sim)
+        return max(bare, phrased) if phrased >= self.tau else bare  # the phrase counts where it gives the margin
 
     def names_object(self, word: str, key: str) -> bool:
         """Whether ``word`` is closest, among the content words of label ``key``, to its last one: the noun that
@@ -516,19 +559,24 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY:
             return 1.0
-        if word == _CO and _CO not in self.plain:  # the prefix of "co-starred" (question_tokens): a value shared,
-            return float(self.miss**self.null_share)  # which only a step walked back explains
+        if word == CO:  # the prefix of "co-starred" read as a word of its own (split_co): a value shared, which
+            return float(self.miss**self.null_share)  # only a step walked back explains
         if word in FUNCTION_WORDS or word in SHARE_CUES or word in self.names or word in self.free:
             return 1.0
         if not word.strip("'"):
             return 1.0
+        best = self.best_contrast(word)
+        if best <= 0.0:
+            return 1.0
+        return float(self.miss ** (self.null_share * min(1.0, best / self.tau)))
+
+    def best_contrast(self, word: str) -> float:
+        """``c*``: the best :meth:`contrast` of ``word`` over the graph's relation labels (> 0: it names one)."""
         best = self._best.get(word)
         if best is None:
             best = max((self.contrast(word, k) for k in self.labels), default=0.0)
             self._best[word] = best
-        if best <= 0.0:
-            return 1.0
-        return float(self.miss ** (self.null_share * min(1.0, best / self.tau)))
+        return best
 
     def prob(self, word: str, step: Step) -> float:
         """``t(word | step)``: :meth:`null_prob` for NULL; for a content word ``exp(β (contrast − τ))`` from the
