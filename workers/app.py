@@ -17,6 +17,21 @@ from kgsvc.settings import Settings
 __all__ = ["app", "configure"]
 
 
+def _transport_options(visibility_timeout_s: int) -> dict[str, int]:
+    """Redis transport options: a message whose worker died goes to another worker ``visibility_timeout_s`` after
+    its delivery, give or take one sweep.
+
+    kombu looks for such messages every ``unacked_restore_interval`` seconds but scans Redis only on every
+    ``unacked_restore_throttle``-th look (defaults 10 and 10: a killed task came back ~100 s late whatever the
+    timeout). One scan (a ZRANGE of the unacked index) per sweep, with sweeps a third of the timeout apart (1–10 s).
+    """
+    return {
+        "visibility_timeout": visibility_timeout_s,
+        "unacked_restore_interval": max(1, min(10, visibility_timeout_s // 3)),
+        "unacked_restore_throttle": 1,
+    }
+
+
 def configure(app: Celery, settings: Settings) -> None:
     """Apply ``settings`` to ``app`` (tests call it again with their own settings)."""
     broker = settings.broker_url
@@ -33,8 +48,7 @@ def configure(app: Celery, settings: Settings) -> None:
         accept_content=["json"],
         result_expires=24 * 3600,
         broker_connection_retry_on_startup=True,
-        # a message whose worker died is given to another worker after this many seconds
-        broker_transport_options={"visibility_timeout": settings.task_visibility_timeout_s},
+        broker_transport_options=_transport_options(settings.task_visibility_timeout_s),
         result_backend_transport_options={"visibility_timeout": settings.task_visibility_timeout_s},
     )
 

@@ -48,6 +48,7 @@ from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
     GraphLexicon,
+    answer_ranges,
     class_words,
     mark_steps,
     phrase_roles,
@@ -128,9 +129,18 @@ class CandidateRanker:
         """The zero-shot lexicon read off the graph's relation labels (:mod:`kgsvc.qa.zeroshot`; built once)."""
         if self._graph_lexicon is None:
             keys = sorted({relation_key(label) for label in self.graph.relation_labels})
+            snapshot = self.graph.snapshot
+            ranges = answer_ranges(
+                [relation_key(label) for label in self.graph.relation_labels],
+                snapshot.triple_heads,
+                snapshot.triple_relations,
+                snapshot.triple_tails,
+            )
             words = getattr(getattr(self.graph.embed, "__self__", None), "words", None)  # the embedder's vocabulary
             vocabulary = words() if callable(words) else frozenset()
-            self._graph_lexicon = GraphLexicon(embed=self.graph.embed, labels=keys, vocabulary=vocabulary)
+            self._graph_lexicon = GraphLexicon(
+                embed=self.graph.embed, labels=keys, ranges=ranges, vocabulary=vocabulary
+            )
         return self._graph_lexicon
 
     @property

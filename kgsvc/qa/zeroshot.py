@@ -37,7 +37,14 @@ died in X" is two conditions, not a value shared with X). The words of two noun 
 (:func:`phrase_roles`, 2026-11-26 (wc)): the answer's class word ("name a *player* who plays X", "what *sex* is
 X 's dad") explains at most the step that reaches the answer, by its object noun, and a modifier before a class noun
 that spells a relation's object ("which *football* club") none; the words between a determiner and a linked entity
-("who plays at the *soccer club* X") explain at most the step at the entity, by spelling its label. Each step that
+("who plays at the *soccer club* X") explain at most the step at the entity, by spelling its label. Since
+2026-11-26 (wc1): the words that end the question after "<preposition> the X" are X's phrase too and explain at most
+X's step ("who plays for the X *national football team*"); a preposition before an entity says the relation at the
+entity when the entity is its object and its label has the preposition ("a club *in* X" ↔ *is in country*), and a
+verb written before it as a label writes it names only such relations ("*plays* for the X" ↔ *plays for country*,
+not *plays in club*); the answer's class noun names a step that ends at the objects of the relation whose object
+noun it spells (:func:`answer_ranges`: "a soccer *club* in X" is the clubs that *is in country* walked back reaches,
+which *plays in club* points to: the graph's own classes where it has no ``rdf:type``). Each step that
 no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
@@ -59,7 +66,7 @@ It names no benchmark relation: everything comes from the labels the graph holds
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -76,11 +83,16 @@ __all__ = [
     "OF_ANSWER",
     "OF_ENTITY",
     "OF_MODIFIER",
+    "OF_OBJECT",
+    "OF_TAIL",
+    "OF_VERB",
+    "PREPOSITIONS",
     "REQUESTS",
     "RETURN",
     "SHARE_CUES",
     "CO",
     "GraphLexicon",
+    "answer_ranges",
     "content_words",
     "mark_returns",
     "mark_steps",
@@ -155,6 +167,48 @@ OF_ENTITY = "\x00entity"
 OF_ANSWER = "\x00answer"
 #: Tags the modifier of a class noun that spells a relation's object ("which *football* club", "a *soccer* club").
 OF_MODIFIER = "\x00modifier"
+#: Tags a content word after a linked entity that ends the question in the entity's noun phrase ("who plays for the X
+#: *national football team*"): it explains at most the step at the entity.
+OF_TAIL = "\x00tail"
+#: Tags a preposition whose object is a linked entity ("a club *in* X", "who plays *for* the X team"): it explains the
+#: step at the entity when the entity is that relation's object and the relation's label has the preposition.
+OF_OBJECT = "\x00object"
+#: Tags the word before such a preposition when some relation label has the two in a row ("who *plays* for the X
+#: team" ↔ *plays for country*): the role is this mark followed by the preposition, and the word explains only the
+#: step at the entity, and only when its label has them so (not *plays in club*).
+OF_VERB = "\x00verb "
+#: Prepositions that may say a relation by themselves ("a club *in* X"); "of" is a genitive marker
+#: (:func:`kgsvc.qa.align.reading_order`), not one of them.
+PREPOSITIONS = frozenset(
+    {"in", "at", "on", "for", "from", "by", "with", "into", "to", "under", "over", "about", "during", "through"}
+)
+#: Auxiliaries that, right after the question's wh-phrase, invert it ("when *were* the winners of X born"): its main
+#: verb may then end the question, after the entity.
+_AUXILIARIES = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+    }
+)
 #: Verbs that open a request for a list of things: with an article after them ("name *a* player", "show *the*
 #: clubs") the noun phrase that follows names the class of the answer, as after "which".
 REQUESTS = frozenset({"name", "list", "give", "show", "find", "mention", "tell", "enumerate"})
@@ -217,29 +271,44 @@ def _answer_word(tokens: Sequence[str]) -> int | None:
 
 
 def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Sequence[str] = ()) -> dict[int, str]:
-    """The question's words that stand in a noun phrase of the answer or of a linked entity, by token index:
-    :data:`OF_ANSWER`, :data:`OF_MODIFIER` or :data:`OF_ENTITY`.
+    """The question's words that stand in a noun phrase of the answer or of a linked entity, or that say the
+    relation of an entity by a preposition, by token index: :data:`OF_ANSWER`, :data:`OF_MODIFIER`,
+    :data:`OF_ENTITY`, :data:`OF_TAIL`, :data:`OF_OBJECT` or :data:`OF_VERB` followed by the preposition.
 
     * **the answer's**: the content word right after the question's first wh-word when that is a determiner, or
       after a request's article ("what *sex* is X 's dad", "name a *player* who plays X", "which *national* team does
       X play for"): the class of the answer or its modifier (the words after it may be a verb: "which person
       *directed* …", and are read as any word). When the word after it spells the last content word of one of
-      ``labels`` (a relation's object: "club" in *plays in club*), that word is the class and this one a modifier
-      ("which *football* club does X play for");
+      ``labels`` (a relation's object: "club" in *plays in club*), that word is the class (:data:`OF_ANSWER`, since
+      2026-11-26 wc1, unless an entity follows it: "which films *starring* X") and this one a modifier ("which
+      *football* club does X play for");
     * **a linked entity's**: up to :data:`_PHRASE_WORDS` content words between a determiner and the entity (the
       tokens ``entities``: a masked mention, or the words of one this reading leaves unmasked), an apposition that
-      names the entity's class ("who plays at the *soccer club* X", "the *film* X"). Words after the entity are not
-      read so: "the X *director*", "the economics *prize*" name a relation of X.
+      names the entity's class ("who plays at the *soccer club* X", "the *film* X");
+    * **a preposition whose object is the entity** ("a club *in* X", "plays *for* the X team"; not *of*, a genitive
+      marker), when the word before it is no content word, a word of the answer's phrase, or a verb that some label
+      writes before that preposition (:func:`said_with`: "*plays* for" ↔ *plays for country*; the verb is then tagged
+      :data:`OF_VERB`): :data:`OF_OBJECT`. After any other content word the preposition belongs to that word's
+      relation ("born *in* X") and has no role;
+    * **the words after "<preposition> the X"** that end the question (one to :data:`_PHRASE_WORDS` content words),
+      unless an auxiliary follows the wh-phrase (:func:`inverted`: "when were the winners of X *born*" ends with its
+      verb): X's own noun phrase ("who plays for the X *national football team*"), :data:`OF_TAIL`. With no
+      preposition before "the X" the words after it may name a relation of X ("who won the economics *prize*", "the
+      X *director*") and have no role.
 
     Share cues, :data:`FUNCTION_WORDS` and the entities' own tokens have no role.
 
     >>> phrase_roles("name a player who plays x".split(), [5]) == {2: OF_ANSWER}
     True
-    >>> phrase_roles("which football club does x play for".split(), [4], ["plays in club"]) == {1: OF_MODIFIER}
+    >>> phrase_roles("which football club does x play for".split(), [4], ["plays in club"]) == {
+    ...     1: OF_MODIFIER, 2: OF_ANSWER}
     True
     >>> roles = phrase_roles("who plays at the soccer club x".split(), [6])
     >>> sorted(roles), roles[4] == OF_ENTITY
     ([4, 5], True)
+    >>> roles = phrase_roles("who plays for the x national team".split(), [4], ["plays for country"])
+    >>> [roles[i] for i in sorted(roles)] == [OF_VERB + "for", OF_OBJECT, OF_TAIL, OF_TAIL]
+    True
     """
     content = [t not in FUNCTION_WORDS and t not in SHARE_CUES and not t.startswith("co-") for t in tokens]
     entities = set(entities)
@@ -250,6 +319,8 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         head = tokens[answer + 1] if answer + 1 < len(tokens) and content[answer + 1] else None
         held = head is not None and any(stem_match(head, o) for o in objects)
         roles[answer] = OF_MODIFIER if held else OF_ANSWER
+        if held and answer + 2 not in entities:  # the class noun itself ("a soccer *club* in X"); a word with an
+            roles[answer + 1] = OF_ANSWER  # entity right after it takes it as object ("films *starring* X")
     runs = [i for i in sorted(entities) if i - 1 not in entities]  # the first token of each entity
     for first in runs:
         last = first
@@ -261,6 +332,21 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         if before >= 0 and before < first - 1 and tokens[before] in _DETERMINERS:
             for i in range(before + 1, first):
                 roles.setdefault(i, OF_ENTITY)
+        at = first - 1  # a preposition whose object is the entity ("in X", "for the X")
+        determined = at >= 0 and tokens[at] in _DETERMINERS
+        at -= 1 if determined else 0
+        if at < 1 or tokens[at] not in PREPOSITIONS or at - 1 in entities:
+            continue
+        verb = at - 1
+        if content[verb] and verb not in roles and any(said_with(tokens[verb], tokens[at], x) for x in labels):
+            roles[verb] = OF_VERB + tokens[at]
+        if content[verb] and verb not in roles:
+            continue  # "born *in* X": the preposition belongs to its verb's relation, it says none of its own
+        roles.setdefault(at, OF_OBJECT)
+        tail = range(last + 1, len(tokens))
+        if determined and 1 <= len(tail) <= _PHRASE_WORDS and all(content[i] for i in tail) and not inverted(tokens):
+            for i in tail:  # "plays for the X *national football team*": the object's own noun phrase
+                roles.setdefault(i, OF_TAIL)
     return roles
 
 
@@ -283,6 +369,72 @@ def split_co(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> 
             out += [(CO, segment), (rest, segment)]
         else:
             out.append((word, segment))
+    return out
+
+
+def said_with(word: str, preposition: str, label: str) -> bool:
+    """Whether relation ``label`` has a word sharing ``word``'s stem right before ``preposition`` ("plays" ↔ *plays
+    for country*).
+
+    >>> said_with("plays", "for", "plays_for_country"), said_with("plays", "for", "plays in club")
+    (True, False)
+    """
+    words = label.casefold().replace("_", " ").replace("-", " ").split()
+    return any(stem_match(word, a) and b == preposition for a, b in zip(words, words[1:], strict=False))
+
+
+def inverted(tokens: Sequence[str]) -> bool:
+    """Whether an auxiliary follows the question's wh-phrase (its first wh-word, and the noun after a
+    wh-determiner): "when *were* the winners of X born", "which club *does* X play for" — the main verb may then
+    end the question. "who plays for X", "which laureates won X" and requests are not inverted.
+
+    >>> inverted("when were the winners of x born".split()), inverted("who plays for the x national team".split())
+    (True, False)
+    """
+    first = next((i for i, t in enumerate(tokens) if t in WH_WORDS), None)
+    if first is None:
+        return False
+    at = first + 1
+    if tokens[first] in WH_DETERMINERS and at < len(tokens) and tokens[at] not in FUNCTION_WORDS:
+        at += 1
+    return at < len(tokens) and tokens[at] in _AUXILIARIES
+
+
+def answer_ranges(
+    keys: Sequence[str],
+    heads: npt.NDArray[np.integer],
+    relations: npt.NDArray[np.integer],
+    tails: npt.NDArray[np.integer],
+    *,
+    share: float = 0.9,
+) -> dict[tuple[str, bool], frozenset[str]]:
+    """For each step ``(key, outgoing)`` of the graph (``keys[r]`` the key of relation ``r``; the triples as
+    arrays), the keys of the other relations whose objects hold at least ``share`` of the nodes the step ends at:
+    the graph's own classes where it has no ``rdf:type`` (the clubs are what *plays in club* points to). O(relations
+    · triples).
+
+    >>> r = answer_ranges(["plays in club", "is in country"], np.array([0, 1, 2]), np.array([0, 0, 1]),
+    ...                   np.array([2, 2, 3]))
+    >>> sorted(r[("is in country", False)])
+    ['plays in club']
+    """
+    n = int(max(heads.max(initial=-1), tails.max(initial=-1))) + 1
+    objects: dict[str, npt.NDArray[np.bool_]] = {}
+    ends: dict[tuple[str, bool], npt.NDArray[np.integer]] = {}
+    for r, key in enumerate(keys):
+        at = relations == r
+        if not at.any():
+            continue
+        mask = objects.setdefault(key, np.zeros(n, np.bool_))
+        mask[tails[at]] = True
+        for outgoing, side in ((True, tails), (False, heads)):
+            step = (key, outgoing)
+            ends[step] = np.union1d(ends[step], side[at]) if step in ends else np.unique(side[at])
+    out: dict[tuple[str, bool], frozenset[str]] = {}
+    for step, nodes in ends.items():
+        held = [k for k, mask in objects.items() if k != step[0] and float(mask[nodes].mean()) >= share]
+        if held:
+            out[step] = frozenset(held)
     return out
 
 
@@ -400,6 +552,10 @@ class GraphLexicon(RelationLexicon):
     vocabulary : frozenset of str
         Words the embedder knows whole (:meth:`kgsvc.index.embed.Embedder.words`): the parts a closed compound is
         split into (:meth:`head`); empty: no compound is split.
+    ranges : mapping
+        For a step ``(relation key, outgoing)``, the keys of the relations whose objects hold the nodes it ends at
+        (:func:`answer_ranges`): the clubs a step *is in country* walked back reaches are what *plays in club*
+        points to, so "a soccer *club* in X" names them.
 
     Notes
     -----
@@ -420,6 +576,7 @@ class GraphLexicon(RelationLexicon):
     plain: frozenset[str] = frozenset()
     context: str = "what is the {} of something"
     vocabulary: frozenset[str] = frozenset()
+    ranges: Mapping[tuple[str, bool], frozenset[str]] = field(default_factory=dict)
     _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     _best: dict[str, float] = field(default_factory=dict, repr=False)
@@ -550,6 +707,19 @@ class GraphLexicon(RelationLexicon):
         own = self.similarity(word, parts[-1])
         return all(own >= self.similarity(word, p) for p in parts[:-1])
 
+    def typed(self, word: str, key: str, outgoing: bool) -> float:
+        """The emission of the answer's class word for a step that ends at the objects of another relation whose
+        object noun the word spells (:attr:`ranges`: "*club*" for a step ending at what *plays in club* points to):
+        the word's emission for that relation, as if the step's own label said it; 0 when there is none."""
+        best = 0.0
+        for other in self.ranges.get((key, outgoing), ()):
+            parts = content_words(other)
+            if other != key and parts and stem_match(word, parts[-1]):
+                contrast = self.contrast(word, other)
+                if contrast >= self.tau:
+                    best = max(best, math.exp(self.beta * (contrast - self.tau)))
+        return best
+
     def null_prob(self, word: str) -> float:
         """``t(word | NULL)``: 1 for a word that names no relation of the graph; for a content word closer to one
         relation than to any other (best contrast ``c* > 0``), ``miss^(null_share · min(1, c*/τ))``: a path that
@@ -591,7 +761,14 @@ class GraphLexicon(RelationLexicon):
         plays X" is no step to the players' clubs), when it is the subject only if the word does not spell the object
         noun ("which *country* is X based in" is no step back to the country's players; "which *films* did X act
         in" may read *starred actors* walked back to the films); a modifier of a class noun that spells a relation's
-        object (:data:`OF_MODIFIER`: "which *football* club does X play for") none."""
+        object (:data:`OF_MODIFIER`: "which *football* club does X play for") none. The answer's class word explains
+        a last step that ends at the objects of a relation whose object noun it spells as it explains that relation
+        (:meth:`typed`). A word of an entity's trailing phrase (:data:`OF_TAIL`) explains at most the step marked
+        :data:`FIRST`; a preposition before an entity (:data:`OF_OBJECT`) explains that step with
+        ``exp(β τ)`` when the entity is the relation's object and its label has the preposition, nothing else; a
+        verb tagged :data:`OF_VERB` only a step marked :data:`FIRST` whose label writes it before its preposition
+        (:func:`said_with`).
+        """
         key, outgoing = step
         if not key:
             return self.null_prob(word)
@@ -600,9 +777,20 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY and not (FIRST in marks and any(stem_match(word, p) for p in content_words(key))):
             return 1e-9  # the entity's noun phrase names its class: at most its own step, by spelling the label
+        if role.startswith(OF_VERB) and not (FIRST in marks and said_with(word, role[len(OF_VERB) :], key)):
+            return 1e-9  # "who *plays* for the X team": the verb and its preposition name the relation at X together
+        if role == OF_TAIL and FIRST not in marks:
+            return 1e-9  # "the X *national football team*": the entity's noun phrase, at most the entity's own step
+        if role == OF_OBJECT:  # "a club *in* X": the entity is the object of a relation whose label says "in"
+            said = FIRST in marks and not outgoing and word in key.split()
+            return math.exp(self.beta * self.tau) if said else 1e-9
         if role == OF_MODIFIER or (role == OF_ANSWER and LAST not in marks):
             return 1e-9  # the answer's class: at most the step that reaches the answer; a modifier of a class noun
             # that spells a relation's object ("which *vocal* choir") none
+        if role == OF_ANSWER:
+            typed = self.typed(word, key, outgoing)
+            if typed > 0.0:
+                return typed  # "a soccer *club* in X": the step ends at what *plays in club* points to
         if role == OF_ANSWER and outgoing and not self.names_object(word, key):
             return 1e-9  # the answer is the object: "player" is closer to *plays* than to *club*, it names no club
         if role == OF_ANSWER and not outgoing and any(stem_match(word, p) for p in content_words(key)[-1:]):

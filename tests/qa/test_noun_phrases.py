@@ -22,7 +22,7 @@ import pytest
 
 from kgsvc.qa.align import question_tokens
 from kgsvc.qa.pipeline import QuestionAnswerer
-from kgsvc.qa.zeroshot import OF_ANSWER, OF_ENTITY, OF_MODIFIER, class_words, phrase_roles
+from kgsvc.qa.zeroshot import OF_ANSWER, OF_ENTITY, OF_MODIFIER, OF_OBJECT, OF_TAIL, OF_VERB, class_words, phrase_roles
 from tests.qa.conftest import top_signature, zero_shot_answerer
 
 CHOIRS = [
@@ -87,13 +87,18 @@ def test_a_class_word_still_reads_the_step_that_reaches_the_answer(
     ("question", "roles"),
     [
         ("name a singer who sings X", {"singer": OF_ANSWER}),
-        # "choir" spells the object of *sings in choir*: it is the class, "chamber" its modifier
-        ("which chamber choir does X sing in", {"chamber": OF_MODIFIER}),
+        # "choir" spells the object of *sings in choir*: it is the class (tagged so since wc1), "chamber" its modifier
+        ("which chamber choir does X sing in", {"chamber": OF_MODIFIER, "choir": OF_ANSWER}),
         # "team" spells no relation's object: "state" may name the class (the object of *sings for nation*)
         ("which state team does X sing for", {"state": OF_ANSWER}),
         ("who sings at the chamber choir X", {"chamber": OF_ENTITY, "choir": OF_ENTITY}),
-        # a word after the entity names a relation of it ("the X director"), not its class
-        ("who sings for the X vocal team ?", {}),
+        # the words after "the X" that end a question whose verb comes first are X's noun phrase (2026-11-26 wc1:
+        # at most X's own step, ``tests/qa/test_entity_phrase_words.py``); "sings for" is what *sings for nation*
+        # says
+        (
+            "who sings for the X vocal team ?",
+            {"sings": OF_VERB + "for", "for": OF_OBJECT, "vocal": OF_TAIL, "team": OF_TAIL},
+        ),
         # "whose" inside the question opens a relative clause, not the answer's phrase
         ("when did the choirs sing whose singers come from X", {}),
     ],

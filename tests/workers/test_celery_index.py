@@ -94,7 +94,7 @@ def test_ingest_then_update_keep_the_index_consistent_and_answerable(
 
 def test_worker_killed_mid_build_converges(client_kg: kgsvc.KG, worker: Worker, tmp_path: Path) -> None:
     """SIGKILL during an index build: the retried build publishes exactly what an uninterrupted one does."""
-    rows = "".join(f"item {i}\tpart of\tgroup {i % 499}\n" for i in range(12_000))
+    rows = "".join(f"item {i}\tpart of\tgroup {i % 499}\n" for i in range(3_000))
     path = tmp_path / "items.tsv"
     path.write_text(rows)
     for name in ("killed", "clean"):
