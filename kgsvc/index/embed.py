@@ -18,6 +18,7 @@ matrix work and the model runs close to the CPU's peak (docs/benchmarks.md, "Vec
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import threading
@@ -67,6 +68,15 @@ def default_model_path() -> Path:
             "; install kgsvc[index] or set KGSVC_EMBEDDING_MODEL to a sentence-transformers folder"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+@functools.cache
+def _vocabulary(path: Path) -> frozenset[str]:
+    try:
+        lines = (path / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return frozenset()
+    return frozenset(w for w in (line.strip() for line in lines) if w.isalpha() and w.islower())
 
 
 def _load(path: Path) -> Any:
@@ -123,6 +133,11 @@ class Embedder:
     def dimension(self) -> int:
         """Embedding size (loads the model)."""
         return int(_load(self.model_path).get_embedding_dimension())
+
+    def words(self) -> frozenset[str]:
+        """The whole words of the model's word-piece vocabulary (``vocab.txt`` of the folder: entries of letters
+        only, no ``##`` continuation pieces); empty when the folder has none. Read once per folder."""
+        return _vocabulary(self.model_path)
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts``; returns float32 of shape ``(len(texts), dimension)``, each row of L2 norm 1.

@@ -54,6 +54,7 @@ from kgsvc.qa.zeroshot import (
     phrase_roles,
     phrasings,
     plain_cues,
+    split_co,
 )
 
 __all__ = [
@@ -135,7 +136,11 @@ class CandidateRanker:
                 snapshot.triple_relations,
                 snapshot.triple_tails,
             )
-            self._graph_lexicon = GraphLexicon(embed=self.graph.embed, labels=keys, ranges=ranges)
+            words = getattr(getattr(self.graph.embed, "__self__", None), "words", None)  # the embedder's vocabulary
+            vocabulary = words() if callable(words) else frozenset()
+            self._graph_lexicon = GraphLexicon(
+                embed=self.graph.embed, labels=keys, ranges=ranges, vocabulary=vocabulary
+            )
         return self._graph_lexicon
 
     @property
@@ -408,7 +413,11 @@ class CandidateRanker:
             entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
             for i, role in phrase_roles(tokens, entities, self.graph.relation_labels).items():
                 words[i] = tokens[i] + role
-        scorers = [lexicon.scorer([(words[i], g) for i, g in order]) for order in readings]
+        inputs = [[(words[i], g) for i, g in order] for order in readings]
+        if isinstance(lexicon, GraphLexicon):  # "co-starred": the relation and its value shared, two words
+            best = lexicon.best_contrast
+            inputs = [split_co(words_of, lambda w: best(w) > 0.0) for words_of in inputs]
+        scorers = [lexicon.scorer(words_of) for words_of in inputs]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]

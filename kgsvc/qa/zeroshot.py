@@ -13,7 +13,11 @@ relation's **label** (the dataset's own vocabulary, DESIGN §3), by
 
 With ``sim(w, s)`` the larger of the two (lexical = 1) and the **contrast** ``c(w, s) = sim(w, s) − max(0.35,
 max sim(w, s'))`` over the graph's other relations ``s'`` (those sharing no content word with ``s``: a word close to
-every relation, "films" in a film graph, names none of them), the emission of a content word is
+every relation, "films" in a film graph, names none of them) — for a word that names no relation bare by the margin
+τ, also the contrast of both read in the phrase "what is the … of something" where that one reaches τ (2026-11-26
+(mqpq): MiniLM tells a relational noun's relation apart there, "job" ↔ *profession* 0.04 bare, 0.27 in the phrase;
+"son" ↔ *children* 0.00 and 0.11), and for a closed compound whose head names a relation better than the whole
+("screen|writer": the head "writer", :meth:`GraphLexicon.head`), the head's — the emission of a content word is
 ``t(w | s) = exp(β · (c(w, s) − τ))`` when ``c ≥ τ``, ``miss^(1 − c/τ)`` for ``0 < c < τ`` and ~0 below: a word
 explains a step when it is closer to that relation than to any other by the margin ``τ``, the gain grows with the
 margin, and a word closer to it by less ("sex" ↔ "gender", "job" ↔ "profession" in a family graph) spares the step
@@ -27,7 +31,8 @@ dad). Function words ("what", "the", "of") only go to NULL; "where" and "when" a
 a place or a time). Words of a linked entity that a path leaves unused explain a step only by spelling its label:
 "Norway" is a country, but "the players of X from Norway" is not X's players' countries. A step that walks back
 its neighbour's relation ("the films that share actors with X": starred → starred⁻¹) may also be explained by a
-share cue ("same", "also", "co-"); "both" with an "and" after it is no share cue (:func:`plain_cues`: "both born and
+share cue ("same", "also", "co-"; "co-starred" is read as two words, "co" and "starred", where "starred" names a
+relation: :func:`split_co`); "both" with an "and" after it is no share cue (:func:`plain_cues`: "both born and
 died in X" is two conditions, not a value shared with X). The words of two noun phrases name a class, not a relation
 (:func:`phrase_roles`, 2026-11-26 (wc)): the answer's class word ("name a *player* who plays X", "what *sex* is
 X 's dad") explains at most the step that reaches the answer, by its object noun, and a modifier before a class noun
@@ -85,6 +90,7 @@ __all__ = [
     "REQUESTS",
     "RETURN",
     "SHARE_CUES",
+    "CO",
     "GraphLexicon",
     "answer_ranges",
     "content_words",
@@ -93,6 +99,7 @@ __all__ = [
     "phrase_roles",
     "phrasings",
     "plain_cues",
+    "split_co",
     "stem_match",
 ]
 
@@ -112,6 +119,8 @@ FUNCTION_WORDS = (
 )
 
 
+#: The prefix of a word such as "co-starred", read as a word of its own (:func:`split_co`).
+CO = "co"
 #: Marks a step that walks back the relation of its neighbour step ("the films that share actors with X").
 RETURN = "\x00return"
 #: Words that say a relation value is shared: they explain a step that walks back its neighbour's relation.
@@ -206,6 +215,8 @@ REQUESTS = frozenset({"name", "list", "give", "show", "find", "mention", "tell",
 _ARTICLES = frozenset({"a", "an", "the", "some", "any", "all", "every", "me", "us"})
 #: Determiners before a noun phrase that may hold a linked entity ("the soccer club X").
 _DETERMINERS = frozenset({"a", "an", "the"})
+#: Least letters of each part of a closed compound (:meth:`GraphLexicon.head`).
+_PART = 4
 #: Content words before a linked entity that its noun phrase is read for at most.
 _PHRASE_WORDS = 3
 
@@ -337,6 +348,28 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
             for i in tail:  # "plays for the X *national football team*": the object's own noun phrase
                 roles.setdefault(i, OF_TAIL)
     return roles
+
+
+def split_co(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> list[tuple[str, int]]:
+    """``words`` (a reading: ``(word, segment)``, the word maybe tagged by :func:`phrase_roles`) with each word
+    "co-X" whose ``X`` ``names`` a relation read as two, :data:`CO` and ``X``: "co-starred" says the relation and
+    that its value is shared, two steps of a path (*starred* → ← *starred*) that one word explains only one of. A
+    word "co-X" whose ``X`` names no relation ("co-laureates" where "laureates" spells two labels alike) stays one
+    word, a share cue.
+
+    >>> split_co([("who", 0), ("co-starred", 0), ("with", 0)], lambda w: w == "starred")
+    [('who', 0), ('co', 0), ('starred', 0), ('with', 0)]
+    >>> split_co([("co-laureates", 1)], lambda w: False)
+    [('co-laureates', 1)]
+    """
+    out = []
+    for word, segment in words:
+        rest = word[3:]
+        if word.startswith("co-") and rest and names(_role(rest)[0]):
+            out += [(CO, segment), (rest, segment)]
+        else:
+            out.append((word, segment))
+    return out
 
 
 def said_with(word: str, preposition: str, label: str) -> bool:
@@ -513,6 +546,12 @@ class GraphLexicon(RelationLexicon):
         Words that go to NULL at no cost: those naming the class of the answer (:func:`class_words`).
     plain : frozenset of str
         Share cues that are no share cues in this question (:func:`plain_cues`: the "both" of "both … and").
+    context : str
+        A phrase with one ``{}`` that a word and a label are also compared in (:meth:`in_context`; ``""``: bare
+        words only). A relational noun reads as one there: "job" ↔ *profession*, "son" ↔ *children*.
+    vocabulary : frozenset of str
+        Words the embedder knows whole (:meth:`kgsvc.index.embed.Embedder.words`): the parts a closed compound is
+        split into (:meth:`head`); empty: no compound is split.
     ranges : mapping
         For a step ``(relation key, outgoing)``, the keys of the relations whose objects hold the nodes it ends at
         (:func:`answer_ranges`): the clubs a step *is in country* walked back reaches are what *plays in club*
@@ -535,10 +574,14 @@ class GraphLexicon(RelationLexicon):
     names: frozenset[str] = frozenset()
     free: frozenset[str] = frozenset()
     plain: frozenset[str] = frozenset()
+    context: str = "what is the {} of something"
+    vocabulary: frozenset[str] = frozenset()
     ranges: Mapping[tuple[str, bool], frozenset[str]] = field(default_factory=dict)
     _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     _best: dict[str, float] = field(default_factory=dict, repr=False)
+    _heads: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _bare_names: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -547,11 +590,15 @@ class GraphLexicon(RelationLexicon):
                 self._vectors[text] = np.asarray(vector, dtype=np.float32)
 
     def prepare(self, words: Sequence[str], keys: Sequence[str]) -> None:
-        """Embed the content words among ``words`` and the labels ``keys`` (and their content words) in one batch."""
-        texts = [w for w in words if w not in FUNCTION_WORDS]
+        """Embed the content words among ``words`` and the labels ``keys`` (and their content words), each also in
+        the :attr:`context` phrase, in one batch."""
+        content = [w for w in words if w not in FUNCTION_WORDS]
+        texts = list(content)
         for key in [*keys, *self.labels]:
             texts.append(key)
             texts += content_words(key)
+        if self.context:
+            texts += [self.context.format(t) for t in [*content, *keys, *self.labels]]
         self._embed(texts)
 
     def similarity(self, word: str, key: str) -> float:
@@ -571,15 +618,84 @@ class GraphLexicon(RelationLexicon):
         self._sims[(word, key)] = sim
         return sim
 
+    def _names_bare(self, word: str) -> bool:
+        """Whether ``word`` names a relation bare, by the margin ``τ`` (then it is not read in :attr:`context`)."""
+        named = self._bare_names.get(word)
+        if named is None:
+            context, self.context = self.context, ""
+            try:
+                named = max((self.word_contrast(word, k) for k in self.labels), default=0.0) >= self.tau
+            finally:
+                self.context = context
+            self._bare_names[word] = named
+        return named
+
+    def in_context(self, word: str, key: str) -> float:
+        """``sim`` of ``word`` and label ``key`` each read in the :attr:`context` phrase ("what is the *job* of
+        something" against "what is the *profession* of something"): 1 for a stem match, else the MiniLM cosine of
+        the two phrases; 0 without a context."""
+        if not self.context:
+            return 0.0
+        cached = self._sims.get((word, "\x00" + key))
+        if cached is not None:
+            return cached
+        if any(stem_match(word, p) for p in content_words(key)):
+            sim = 1.0
+        else:
+            a, b = self.context.format(word), self.context.format(key)
+            self._embed([a, b])
+            sim = float(self._vectors[a] @ self._vectors[b]) if a in self._vectors and b in self._vectors else 0.0
+        self._sims[(word, "\x00" + key)] = sim
+        return sim
+
+    def head(self, word: str) -> str | None:
+        """The head of a closed compound ``word`` ("screen|writer", "grand|parents"): its longest ending of at least
+        :data:`_PART` letters that is a word of :attr:`vocabulary` after a part of at least :data:`_PART` letters
+        that is one too; ``None`` when there is none (English compounds are right-headed: a *screenwriter* is a
+        writer)."""
+        if word in self._heads:
+            return self._heads[word]
+        found = None
+        if word.isalpha() and self.vocabulary:
+            for cut in range(_PART, len(word) - _PART + 1):
+                if word[:cut] in self.vocabulary and word[cut:] in self.vocabulary:
+                    found = word[cut:]
+                    break
+        self._heads[word] = found
+        return found
+
     def contrast(self, word: str, key: str) -> float:
+        """:meth:`word_contrast` of ``word``, or of its compound :meth:`head` where the head names a relation
+        better than the whole word does, by the margin ``τ`` at least (MiniLM reads "screenwriter" as a word of its
+        own, closer to *directed by* than to *written by*; "writer" is closer to *written by* by 0.15). A compound
+        whose whole names its relation keeps it ("birthplace" is *place of birth*, not any *place*)."""
+        head = self.head(word)
+        if head is not None:
+            whole = max(self.word_contrast(word, k) for k in self.labels)
+            if max(self.word_contrast(head, k) for k in self.labels) >= whole + self.tau:
+                return self.word_contrast(head, key)
+        return self.word_contrast(word, key)
+
+    def word_contrast(self, word: str, key: str) -> float:
         """``sim(word, key)`` less the word's best similarity to the *other* relation labels of the graph (those
         that share no content word with ``key``; at least :attr:`floor_sim`): a word names a relation when it is
         closer to it than to every other relation ("films" in a film graph is close to all of them and names
-        none)."""
+        none). For a word that names no relation bare by the margin ``τ``, the larger of that contrast and the one of
+        the word and label read in the :attr:`context` phrase (:meth:`in_context`) where the latter reaches ``τ``: a
+        bare word is ambiguous where a relational noun in its phrase is not ("job" ↔ *profession* 0.04 bare, 0.27 in
+        "what is the job of something"; "son" ↔ *children* 0.00 and 0.11). A word that names a relation bare keeps
+        its bare reading ("died" is as close to *death date* as to *death place*; in the phrase it leans to the
+        place), and a phrase that gives less than the margin is no evidence ("institution" ↔ *member of*: 0.02 bare,
+        0.04 in the phrase)."""
         own = set(content_words(key))
         rivals = [k for k in self.labels if not own & set(content_words(k))]
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
-        return self.similarity(word, key) - max(best, self.floor_sim)
+        bare = self.similarity(word, key) - max(best, self.floor_sim)
+        if not self.context or word in WH_WORDS or self._names_bare(word):
+            return bare  # the phrase reads a noun: "what is the *where* of something" reads nothing
+        best = max([self.in_context(word, k) for k in rivals], default=0.0)
+        phrased = self.in_context(word, key) - max(best, self.floor_sim)
+        return max(bare, phrased) if phrased >= self.tau else bare  # the phrase counts where it gives the margin
 
     def names_object(self, word: str, key: str) -> bool:
         """Whether ``word`` is closest, among the content words of label ``key``, to its last one: the noun that
@@ -613,17 +729,24 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY:
             return 1.0
+        if word == CO:  # the prefix of "co-starred" read as a word of its own (split_co): a value shared, which
+            return float(self.miss**self.null_share)  # only a step walked back explains
         if word in FUNCTION_WORDS or word in SHARE_CUES or word in self.names or word in self.free:
             return 1.0
         if not word.strip("'"):
             return 1.0
+        best = self.best_contrast(word)
+        if best <= 0.0:
+            return 1.0
+        return float(self.miss ** (self.null_share * min(1.0, best / self.tau)))
+
+    def best_contrast(self, word: str) -> float:
+        """``c*``: the best :meth:`contrast` of ``word`` over the graph's relation labels (> 0: it names one)."""
         best = self._best.get(word)
         if best is None:
             best = max((self.contrast(word, k) for k in self.labels), default=0.0)
             self._best[word] = best
-        if best <= 0.0:
-            return 1.0
-        return float(self.miss ** (self.null_share * min(1.0, best / self.tau)))
+        return best
 
     def prob(self, word: str, step: Step) -> float:
         """``t(word | step)``: :meth:`null_prob` for NULL; for a content word ``exp(β (contrast − τ))`` from the

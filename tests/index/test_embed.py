@@ -61,3 +61,12 @@ def test_loading_prints_no_progress_bar(monkeypatch: pytest.MonkeyPatch, capfd: 
     assert Embedder().dimension == 384
     assert "Loading weights" not in capfd.readouterr().err
     assert hf_logging.is_progress_bar_enabled()  # the process's own setting is restored
+
+
+def test_words_are_the_whole_words_of_the_vocabulary(tmp_path: Path) -> None:
+    words = Embedder().words()
+    assert {"screen", "writer", "children"} <= words
+    assert not any(w.startswith("##") or not w.isalpha() for w in words)
+    (tmp_path / "vocab.txt").write_text("[CLS]\nfilm\n##s\nDirector\n42\nstar\n", encoding="utf-8")
+    assert Embedder(tmp_path).words() == {"film", "star"}
+    assert Embedder(tmp_path / "nowhere").words() == frozenset()

@@ -57,14 +57,10 @@ def _top(qa: QuestionAnswerer, question: str, **options: float) -> tuple[tuple[t
 @pytest.mark.parametrize(
     ("question", "steps"),
     [
-        pytest.param(
-            "the son of anna 's mom",
-            [("parents", True), ("children", True)],
-            # known weakness since walks may pass through the topic (docs/benchmarks.md, walks before/after): the
-            # 3-step walk anna → bert → anna → dora aligns "the" with a third step, which costs nothing inside the
-            # segment "the son"; PQ-2H loses 3 questions and MetaQA 2-hop 1 the same way
-            marks=pytest.mark.xfail(strict=True, reason="a 3-step walk through the topic outranks the 2-step path"),
-        ),
+        # a strict xfail until 2026-11-26 (mqpq): the 3-step walk anna → bert → anna → dora aligned "the" with a
+        # third step (docs/benchmarks.md, walks before/after); "son" now reads as *children* in the zero-shot
+        # lexicon (a relational noun read in a phrase, kgsvc.qa.zeroshot), so the 2-step path explains more
+        ("the son of anna 's mom", [("parents", True), ("children", True)]),
         ("anna 's mom 's son", [("parents", True), ("children", True)]),
         ("who is the mom of anna 's son", [("children", True), ("parents", True)]),
         ("who is the mom of anna 's mom", [("parents", True), ("parents", True)]),
