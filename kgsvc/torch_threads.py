@@ -10,6 +10,7 @@ is one thread per core, and its OpenMP threads spin-wait for cores that other pr
 development machine one thread embedded labels 3× faster and ran the LLM's choice 1.4× faster than two, while on an
 idle 16-core machine 8 threads kept 80–100 % of 16 threads' speed and 1 thread lost 5× (``python bench/threads.py``,
 docs/benchmarks.md, "Threads"). Half also leaves cores to the store, the HTTP server and concurrent requests.
+Several kgsvc processes on one machine (Celery workers) each take half: set the count to cores / processes there.
 """
 
 from __future__ import annotations
