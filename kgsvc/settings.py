@@ -65,6 +65,13 @@ class Settings(BaseSettings):
     gnn_options: dict[str, Any] = Field(
         default_factory=dict, description='GNNConfig fields for those trainings (JSON), e.g. {"epochs": 50}.'
     )
+    torch_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="CPU threads of torch (embeddings, the local LLM) in this process; unset: half the cores, at least "
+        "1 (kgsvc.torch_threads; measured in docs/benchmarks.md, section Threads). The number of cores is torch's own "
+        "default, fastest only on a machine nothing else uses.",
+    )
     llm_backend: Literal["transformers", "openai", "none"] = "transformers"
     llm_model: str | None = Field(default=None, description="LLM path (transformers) or model name (openai).")
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible server base URL (…/v1).")

@@ -72,14 +72,13 @@ def eval_command(
     ] = None,
 ) -> None:
     """Evaluate strict and lenient Hits@1, the ceiling, errors by stage and latency per stage."""
-    import torch
-
+    from kgsvc import torch_threads
     from kgsvc.eval.harness import run_eval, splits
     from kgsvc.gnn.model import GNNConfig
     from kgsvc.qa.pipeline import QAOptions
     from kgsvc.settings import Settings
 
-    torch.set_num_threads(1)  # MiniLM on a few short texts: one thread is fastest on a shared 2-core machine
+    torch_threads.configure(Settings().torch_threads)  # the harness loads MiniLM without KG.open
     settings_wanted = list(exemplars or ["0", "12"])
     try:
         if benchmark == "nobel":

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kgsvc import interrupt
+from kgsvc import interrupt, torch_threads
 from kgsvc.errors import IndexError_
 from kgsvc.index.exact import unit_rows
 
@@ -99,6 +99,7 @@ def _load(path: Path) -> Any:
             finally:
                 if bars_were_on:
                     hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+            torch_threads.apply()
             model.max_seq_length = min(MAX_SEQ_LENGTH, model.max_seq_length or MAX_SEQ_LENGTH)
             model.eval()
             _MODELS[path] = model

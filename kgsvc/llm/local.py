@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kgsvc import torch_threads
 from kgsvc.errors import LLMError
 from kgsvc.llm.base import (
     JsonSchema,
@@ -79,6 +80,7 @@ class TransformersLLM:
         except Exception as error:  # OSError, ValueError, safetensors errors, ...
             raise LLMError(f"could not load the LLM from {folder}: {error}") from error
         model.eval()  # type: ignore[no-untyped-call]
+        torch_threads.apply()
         llm = cls(model, tokenizer, name=folder.name)
         llm.load_seconds = time.perf_counter() - started
         return llm

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from kgsvc import faults, interrupt, jobs, recovery
+from kgsvc import faults, interrupt, jobs, recovery, torch_threads
 from kgsvc.catalog import Catalog, DatasetChanged
 from kgsvc.db import open_database
 from kgsvc.dispatch import CeleryDispatcher, Dispatcher, InProcessDispatcher
@@ -95,6 +95,7 @@ class KG:
         if data_dir is not None:
             settings = settings.model_copy(update={"data_dir": Path(data_dir).expanduser().resolve()})
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        torch_threads.configure(settings.torch_threads)  # before any model loads (applied lazily: no torch import)
         store = open_store(settings)
         catalog = Catalog(store, open_database(settings.sqlalchemy_url), index_dir=settings.index_dir)
         dispatcher = None
