@@ -68,9 +68,9 @@ class Settings(BaseSettings):
     torch_threads: int | None = Field(
         default=None,
         ge=1,
-        description="CPU threads of torch (embeddings, the local LLM) in this process; unset: half the cores, at least "
-        "1 (kgsvc.torch_threads; measured in docs/benchmarks.md, section Threads). The number of cores is torch's own "
-        "default, fastest only on a machine nothing else uses.",
+        description="CPU threads of torch (embeddings, the local LLM) in this process; unset: OMP_NUM_THREADS if "
+        "set, else half the cores, at least 1 (kgsvc.torch_threads; measured in docs/benchmarks.md, section Threads). "
+        "The number of cores is torch's own default, fastest only on a machine nothing else uses.",
     )
     llm_backend: Literal["transformers", "openai", "none"] = "transformers"
     llm_model: str | None = Field(default=None, description="LLM path (transformers) or model name (openai).")

@@ -5,7 +5,8 @@ otherwise the model loaders (:mod:`kgsvc.index.embed`, :mod:`kgsvc.llm.local`) c
 torch, so that opening a KG does not import torch. The count is process-wide (the last ``configure`` wins), like
 ``torch.set_num_threads`` itself.
 
-``None`` (the default) is :func:`auto_threads`: half the cores this process may use, at least 1. torch's own default
+``None`` (the default) is :func:`auto_threads`: ``OMP_NUM_THREADS`` where the environment sets it (a count asked for
+explicitly, which torch itself would honour), else half the cores this process may use, at least 1. torch's own default
 is one thread per core, and its OpenMP threads spin-wait for cores that other processes hold: on the shared 2-core
 development machine one thread embedded labels 3× faster and ran the LLM's choice 1.4× faster than two, while on an
 idle 16-core machine 8 threads kept 80–100 % of 16 threads' speed and 1 thread lost 5× (``python bench/threads.py``,
@@ -26,7 +27,11 @@ _wanted: int | None = None
 
 
 def auto_threads() -> int:
-    """Half the cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count``), at least 1."""
+    """``OMP_NUM_THREADS`` when it is a positive integer; else half the cores this process may run on
+    (``os.sched_getaffinity``, else ``os.cpu_count``), at least 1."""
+    omp = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if omp.isdigit() and int(omp) >= 1:
+        return int(omp)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, cores // 2)
 

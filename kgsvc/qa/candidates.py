@@ -145,14 +145,15 @@ def _groups(key: I64, neighbors: I64) -> list[tuple[RelStep, I64]]:
     return out
 
 
-def steps_into(snapshot: GraphSnapshot, nodes: Collection[int]) -> set[RelStep]:
-    """The steps ``(relation, outgoing)`` that end at one of ``nodes`` from somewhere in the graph: each entry of a
-    node's CSR slice read the other way, and a self-loop both ways. O(the nodes' degrees).
+def steps_into(snapshot: GraphSnapshot, nodes: Collection[int] | np.ndarray) -> set[RelStep]:
+    """The steps ``(relation, outgoing)`` that end at one of ``nodes`` (ids, or an increasing int64 array of them)
+    from somewhere in the graph: each entry of a node's CSR slice read the other way, and a self-loop both ways.
+    O(the nodes' degrees).
 
     A path whose last step is not among them cannot end at one of ``nodes`` (the class filter of
     :func:`kgsvc.qa.rank.class_filter`).
     """
-    ids = np.fromiter(sorted(nodes), dtype=np.int64, count=len(nodes))
+    ids = nodes if isinstance(nodes, np.ndarray) else np.fromiter(sorted(nodes), dtype=np.int64, count=len(nodes))
     gathered = _gather(snapshot, ids, int(snapshot.indptr[-1]), True)
     assert gathered is not None  # the cap is every entry of the graph
     return {(k >> 1, not (k & 1)) for k in np.unique(gathered[0]).tolist()}

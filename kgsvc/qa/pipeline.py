@@ -522,7 +522,9 @@ class QuestionAnswerer:
         """
         if self._time_steps is None:
             times = self.graph.times()
-            others = set(range(self.graph.snapshot.n_nodes)) - times
+            is_time = np.zeros(self.graph.snapshot.n_nodes, dtype=bool)
+            is_time[list(times)] = True
+            others = np.flatnonzero(~is_time)
             self._time_steps = (
                 frozenset(steps_into(self.graph.snapshot, times)),
                 frozenset(steps_into(self.graph.snapshot, others)),

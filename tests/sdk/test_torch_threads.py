@@ -49,10 +49,19 @@ def test_the_setting_reaches_torch_after_open_without_importing_it_early(tmp_pat
     assert seen == {"imported_at_open": False, "main": threads, "thread": threads}
 
 
-def test_unset_is_half_the_cores() -> None:
+def test_unset_is_half_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     cores = len(os.sched_getaffinity(0))
     assert torch_threads.auto_threads() == max(1, cores // 2)
     assert Settings.model_fields["torch_threads"].default is None
+
+
+@pytest.mark.parametrize("omp", ["1", "3"])
+def test_unset_follows_an_explicit_omp_num_threads(monkeypatch: pytest.MonkeyPatch, omp: str) -> None:
+    monkeypatch.setenv("OMP_NUM_THREADS", omp)
+    assert torch_threads.auto_threads() == int(omp)
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a count")
+    assert torch_threads.auto_threads() == max(1, len(os.sched_getaffinity(0)) // 2)
 
 
 def test_unset_reaches_torch_as_auto(tmp_path: Path) -> None:
