@@ -100,6 +100,7 @@ __all__ = [
     "phrase_roles",
     "phrasings",
     "plain_cues",
+    "predicates",
     "split_co",
     "stem_match",
 ]
@@ -353,11 +354,29 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         if determined and 1 <= len(tail) <= _PHRASE_WORDS and all(content[i] for i in tail) and not inverted(tokens):
             for i in tail:  # "plays for the X *national football team*": the object's own noun phrase
                 roles.setdefault(i, OF_TAIL)
-    for first in runs:  # the word whose object the entity is: "*describe* X", "*described* by X" (not "the job of X")
-        at = first - 2 if first >= 2 and tokens[first - 1] in PREPOSITIONS else first - 1
-        if at >= 0 and content[at] and at not in entities and at not in roles and tokens[at] != "'s":
-            roles[at] = OF_PREDICATE
     return roles
+
+
+def predicates(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
+    """The token indexes of the words that take a linked entity (the tokens ``entities``) as their object: the
+    content word right before it, or before a preposition other than *of* before it ("*describe* X", "can be
+    *described* by X"; not "the job of X", "X 's job"). Such a word is a verb (or a class noun, "*film* X"), no
+    relational noun: :data:`OF_PREDICATE`.
+
+    >>> predicates("which films can be described by x".split(), [6]), predicates("what is the job of x".split(), [5])
+    ([4], [])
+    """
+    entities = set(entities)
+    out = []
+    for first in sorted(entities):
+        if first - 1 in entities:
+            continue
+        at = first - 2 if first >= 2 and tokens[first - 1] in PREPOSITIONS else first - 1
+        word = tokens[at] if at >= 0 else ""
+        if at >= 0 and at not in entities and word not in FUNCTION_WORDS and word not in SHARE_CUES:
+            if not word.startswith("co-") and word != "'s":
+                out.append(at)
+    return out
 
 
 def split_co(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> list[tuple[str, int]]:

@@ -6,7 +6,7 @@ The phrase reading of ``GraphLexicon.context`` ("what is the … of something") 
 *profession*. Read there, the verb "described" of "which films can be described by X" came out closest to *in
 language* (0.45 in the phrase against 0.36 for the next label), by more than the margin, and paid for a second step
 from X's films to their languages. A word right before the entity, or before a preposition other than "of" before it,
-takes the entity as its object (:data:`kgsvc.qa.zeroshot.OF_PREDICATE`) and keeps its bare reading only. (The graph
+takes the entity as its object (:func:`kgsvc.qa.zeroshot.predicates`, :data:`~kgsvc.qa.zeroshot.OF_PREDICATE`) and keeps its bare reading only. (The graph
 has a rating relation: without one, "films" alone reads as *starred actors* and adds a step. Written in Turtle, the
 graph's ``rdfs:label`` is a relation too, and "described by eerie" reads it, on main and here alike: the tag's own
 label, one step; hence triples.)
@@ -18,7 +18,7 @@ import pytest
 
 from kgsvc.qa.align import question_tokens
 from kgsvc.qa.pipeline import QuestionAnswerer
-from kgsvc.qa.zeroshot import OF_PREDICATE, phrase_roles
+from kgsvc.qa.zeroshot import predicates
 from tests.qa.conftest import top_signature, zero_shot_answerer
 
 FILMS = [
@@ -75,5 +75,4 @@ def test_a_relation_verb_keeps_its_step(films: QuestionAnswerer) -> None:
 )
 def test_the_word_whose_object_is_the_entity(masked: str, word: str, tagged: bool) -> None:
     tokens, masks = question_tokens(masked)
-    roles = phrase_roles(tokens, masks)
-    assert (roles.get(tokens.index(word)) == OF_PREDICATE) is tagged
+    assert (tokens.index(word) in predicates(tokens, masks)) is tagged
