@@ -6,10 +6,10 @@ The phrase reading of ``GraphLexicon.context`` ("what is the … of something") 
 *profession*. Read there, the verb "described" of "which films can be described by X" came out closest to *in
 language* (0.45 in the phrase against 0.36 for the next label), by more than the margin, and paid for a second step
 from X's films to their languages. A word right before the entity, or before a preposition other than "of" before it,
-takes the entity as its object (:func:`kgsvc.qa.zeroshot.predicates`, :data:`~kgsvc.qa.zeroshot.OF_PREDICATE`) and keeps its bare reading only. (The graph
-has a rating relation: without one, "films" alone reads as *starred actors* and adds a step. Written in Turtle, the
-graph's ``rdfs:label`` is a relation too, and "described by eerie" reads it, on main and here alike: the tag's own
-label, one step; hence triples.)
+takes the entity as its object (:func:`kgsvc.qa.zeroshot.predicates`, :data:`~kgsvc.qa.zeroshot.OF_PREDICATE`) and
+keeps its bare reading only. (The graph has a rating relation: without one, "films" alone reads as *starred actors*
+and adds a step. Written in Turtle, the graph's ``rdfs:label`` is a relation too, and "described by eerie" reads it,
+on main and here alike: the tag's own label, one step; hence triples.)
 """
 
 from __future__ import annotations
