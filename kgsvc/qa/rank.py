@@ -47,6 +47,7 @@ from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
+    OF_PREDICATE,
     GraphLexicon,
     answer_ranges,
     class_words,
@@ -54,6 +55,7 @@ from kgsvc.qa.zeroshot import (
     phrase_roles,
     phrasings,
     plain_cues,
+    predicates,
     split_co,
 )
 
@@ -411,7 +413,10 @@ class CandidateRanker:
             # club* X"); an entity this view leaves unmasked has a noun phrase too
             names = lexicon.names
             entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
-            for i, role in phrase_roles(tokens, entities, self.graph.relation_labels).items():
+            roles = phrase_roles(tokens, entities, self.graph.relation_labels)
+            for i in predicates(tokens, entities):  # "can be *described* by X": a verb, no noun of the phrase
+                roles.setdefault(i, OF_PREDICATE)
+            for i, role in roles.items():
                 words[i] = tokens[i] + role
         inputs = [[(words[i], g) for i, g in order] for order in readings]
         if isinstance(lexicon, GraphLexicon):  # "co-starred": the relation and its value shared, two words

@@ -84,6 +84,7 @@ __all__ = [
     "OF_ENTITY",
     "OF_MODIFIER",
     "OF_OBJECT",
+    "OF_PREDICATE",
     "OF_TAIL",
     "OF_VERB",
     "PREPOSITIONS",
@@ -99,6 +100,7 @@ __all__ = [
     "phrase_roles",
     "phrasings",
     "plain_cues",
+    "predicates",
     "split_co",
     "stem_match",
 ]
@@ -177,6 +179,11 @@ OF_OBJECT = "\x00object"
 #: team" ↔ *plays for country*): the role is this mark followed by the preposition, and the word explains only the
 #: step at the entity, and only when its label has them so (not *plays in club*).
 OF_VERB = "\x00verb "
+#: Tags the word that takes a linked entity as its object, right before it or before a preposition other than *of*
+#: before it ("which films can be *described* by X", "*describe* X"): a verb (or a class noun: "the *film* X"), which
+#: is not read in the noun's phrase of :attr:`GraphLexicon.context` ("what is the *described* of something" reads
+#: *in language*).
+OF_PREDICATE = "\x00predicate"
 #: Prepositions that may say a relation by themselves ("a club *in* X"); "of" is a genitive marker
 #: (:func:`kgsvc.qa.align.reading_order`), not one of them.
 PREPOSITIONS = frozenset(
@@ -348,6 +355,28 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
             for i in tail:  # "plays for the X *national football team*": the object's own noun phrase
                 roles.setdefault(i, OF_TAIL)
     return roles
+
+
+def predicates(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
+    """The token indexes of the words that take a linked entity (the tokens ``entities``) as their object: the
+    content word right before it, or before a preposition other than *of* before it ("*describe* X", "can be
+    *described* by X"; not "the job of X", "X 's job"). Such a word is a verb (or a class noun, "*film* X"), no
+    relational noun: :data:`OF_PREDICATE`.
+
+    >>> predicates("which films can be described by x".split(), [6]), predicates("what is the job of x".split(), [5])
+    ([4], [])
+    """
+    entities = set(entities)
+    out = []
+    for first in sorted(entities):
+        if first - 1 in entities:
+            continue
+        at = first - 2 if first >= 2 and tokens[first - 1] in PREPOSITIONS else first - 1
+        word = tokens[at] if at >= 0 else ""
+        if at >= 0 and at not in entities and word not in FUNCTION_WORDS and word not in SHARE_CUES:
+            if not word.startswith("co-") and word != "'s":
+                out.append(at)
+    return out
 
 
 def split_co(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> list[tuple[str, int]]:
@@ -664,19 +693,20 @@ class GraphLexicon(RelationLexicon):
         self._heads[word] = found
         return found
 
-    def contrast(self, word: str, key: str) -> float:
+    def contrast(self, word: str, key: str, phrase: bool = True) -> float:
         """:meth:`word_contrast` of ``word``, or of its compound :meth:`head` where the head names a relation
         better than the whole word does, by the margin ``τ`` at least (MiniLM reads "screenwriter" as a word of its
         own, closer to *directed by* than to *written by*; "writer" is closer to *written by* by 0.15). A compound
-        whose whole names its relation keeps it ("birthplace" is *place of birth*, not any *place*)."""
+        whose whole names its relation keeps it ("birthplace" is *place of birth*, not any *place*). Without
+        ``phrase`` (a verb, :data:`OF_PREDICATE`) no word is read in the :attr:`context` phrase."""
         head = self.head(word)
         if head is not None:
-            whole = max(self.word_contrast(word, k) for k in self.labels)
-            if max(self.word_contrast(head, k) for k in self.labels) >= whole + self.tau:
-                return self.word_contrast(head, key)
-        return self.word_contrast(word, key)
+            whole = max(self.word_contrast(word, k, phrase) for k in self.labels)
+            if max(self.word_contrast(head, k, phrase) for k in self.labels) >= whole + self.tau:
+                return self.word_contrast(head, key, phrase)
+        return self.word_contrast(word, key, phrase)
 
-    def word_contrast(self, word: str, key: str) -> float:
+    def word_contrast(self, word: str, key: str, phrase: bool = True) -> float:
         """``sim(word, key)`` less the word's best similarity to the *other* relation labels of the graph (those
         that share no content word with ``key``; at least :attr:`floor_sim`): a word names a relation when it is
         closer to it than to every other relation ("films" in a film graph is close to all of them and names
@@ -686,12 +716,12 @@ class GraphLexicon(RelationLexicon):
         "what is the job of something"; "son" ↔ *children* 0.00 and 0.11). A word that names a relation bare keeps
         its bare reading ("died" is as close to *death date* as to *death place*; in the phrase it leans to the
         place), and a phrase that gives less than the margin is no evidence ("institution" ↔ *member of*: 0.02 bare,
-        0.04 in the phrase)."""
+        0.04 in the phrase). Without ``phrase``, the bare contrast only."""
         own = set(content_words(key))
         rivals = [k for k in self.labels if not own & set(content_words(k))]
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
         bare = self.similarity(word, key) - max(best, self.floor_sim)
-        if not self.context or word in WH_WORDS or self._names_bare(word):
+        if not self.context or not phrase or word in WH_WORDS or self._names_bare(word):
             return bare  # the phrase reads a noun: "what is the *where* of something" reads nothing
         best = max([self.in_context(word, k) for k in rivals], default=0.0)
         phrased = self.in_context(word, key) - max(best, self.floor_sim)
@@ -735,17 +765,18 @@ class GraphLexicon(RelationLexicon):
             return 1.0
         if not word.strip("'"):
             return 1.0
-        best = self.best_contrast(word)
+        best = self.best_contrast(word, phrase=role != OF_PREDICATE)
         if best <= 0.0:
             return 1.0
         return float(self.miss ** (self.null_share * min(1.0, best / self.tau)))
 
-    def best_contrast(self, word: str) -> float:
+    def best_contrast(self, word: str, phrase: bool = True) -> float:
         """``c*``: the best :meth:`contrast` of ``word`` over the graph's relation labels (> 0: it names one)."""
-        best = self._best.get(word)
+        cached = word if phrase else word + OF_PREDICATE
+        best = self._best.get(cached)
         if best is None:
-            best = max((self.contrast(word, k) for k in self.labels), default=0.0)
-            self._best[word] = best
+            best = max((self.contrast(word, k, phrase) for k in self.labels), default=0.0)
+            self._best[cached] = best
         return best
 
     def prob(self, word: str, step: Step) -> float:
@@ -806,7 +837,7 @@ class GraphLexicon(RelationLexicon):
             return 1e-9  # "where" / "when" ask for the answer's place or time; they name no relation walked back
         if word in self.names and not any(stem_match(word, p) for p in content_words(key)):
             return 1e-9  # a word of an entity's name names a relation only by spelling it
-        contrast = self.contrast(word, key)
+        contrast = self.contrast(word, key, phrase=role != OF_PREDICATE)  # a verb is no noun of the phrase
         if contrast <= 0.0:
             return 1e-9  # explains nothing: it can neither stand for the step nor spare the step its miss
         if contrast < self.tau:  # closer to this relation than to any other, by less than the margin: it spares the
