@@ -582,6 +582,8 @@ class GraphLexicon(RelationLexicon):
     _best: dict[str, float] = field(default_factory=dict, repr=False)
     _heads: dict[str, str | None] = field(default_factory=dict, repr=False)
     _bare_names: dict[str, bool] = field(default_factory=dict, repr=False)
+    _contrasts: dict[tuple[str, str, str], float] = field(default_factory=dict, repr=False)
+    _rivals: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -686,9 +688,21 @@ class GraphLexicon(RelationLexicon):
         "what is the job of something"; "son" ↔ *children* 0.00 and 0.11). A word that names a relation bare keeps
         its bare reading ("died" is as close to *death date* as to *death place*; in the phrase it leans to the
         place), and a phrase that gives less than the margin is no evidence ("institution" ↔ *member of*: 0.02 bare,
-        0.04 in the phrase)."""
-        own = set(content_words(key))
-        rivals = [k for k in self.labels if not own & set(content_words(k))]
+        0.04 in the phrase).
+
+        Cached per (word, label, :attr:`context`): the caches are shared by the copies ``dataclasses.replace`` makes
+        of a lexicon for one question (other :attr:`names`, :attr:`free`, :attr:`plain`), which this does not read.
+        """
+        cached = self._contrasts.get((word, key, self.context))
+        if cached is None:
+            cached = self._contrasts[(word, key, self.context)] = self._word_contrast(word, key)
+        return cached
+
+    def _word_contrast(self, word: str, key: str) -> float:
+        rivals = self._rivals.get(key)
+        if rivals is None:
+            own = set(content_words(key))
+            rivals = self._rivals[key] = tuple(k for k in self.labels if not own & set(content_words(k)))
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
         bare = self.similarity(word, key) - max(best, self.floor_sim)
         if not self.context or word in WH_WORDS or self._names_bare(word):
