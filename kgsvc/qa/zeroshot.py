@@ -84,6 +84,7 @@ __all__ = [
     "OF_ENTITY",
     "OF_MODIFIER",
     "OF_OBJECT",
+    "OF_PASSIVE",
     "OF_TAIL",
     "OF_VERB",
     "PREPOSITIONS",
@@ -177,6 +178,10 @@ OF_OBJECT = "\x00object"
 #: team" ↔ *plays for country*): the role is this mark followed by the preposition, and the word explains only the
 #: step at the entity, and only when its label has them so (not *plays in club*).
 OF_VERB = "\x00verb "
+#: Tags a participle before "by" whose agent is a noun phrase of the chain, not an entity or the asked wh-word ("the
+#: films *written* by the writer of X"): read away from the entity, the agent comes first, so a relation whose label
+#: writes the participle before "by" (*written by*) is walked back there, from the agent to the things.
+OF_PASSIVE = "\x00passive"
 #: Prepositions that may say a relation by themselves ("a club *in* X"); "of" is a genitive marker
 #: (:func:`kgsvc.qa.align.reading_order`), not one of them.
 PREPOSITIONS = frozenset(
@@ -338,6 +343,9 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         if at < 1 or tokens[at] not in PREPOSITIONS or at - 1 in entities:
             continue
         verb = at - 1
+        if tokens[at] == "by" and content[verb] and last + 1 < len(tokens) and content[last + 1]:
+            roles.setdefault(verb, OF_PASSIVE)  # "directed by the X *director*": the agent is X's director, not X
+            continue
         if content[verb] and verb not in roles and any(said_with(tokens[verb], tokens[at], x) for x in labels):
             roles[verb] = OF_VERB + tokens[at]
         if content[verb] and verb not in roles:
@@ -347,6 +355,13 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         if determined and 1 <= len(tail) <= _PHRASE_WORDS and all(content[i] for i in tail) and not inverted(tokens):
             for i in tail:  # "plays for the X *national football team*": the object's own noun phrase
                 roles.setdefault(i, OF_TAIL)
+    for i in range(len(tokens) - 2):  # "the films *written* by the writer of X"
+        agent = i + 2
+        while agent < len(tokens) and tokens[agent] in _DETERMINERS:
+            agent += 1
+        if tokens[i + 1] == "by" and content[i] and i not in entities and agent < len(tokens) and content[agent]:
+            if agent not in entities and tokens[agent] not in WH_WORDS:
+                roles.setdefault(i, OF_PASSIVE)
     return roles
 
 
@@ -798,6 +813,9 @@ class GraphLexicon(RelationLexicon):
         if role == OF_OBJECT:  # "a club *in* X": the entity is the object of a relation whose label says "in"
             said = FIRST in marks and not outgoing and word in key.split()
             return math.exp(self.beta * self.tau) if said else 1e-9
+        if role == OF_PASSIVE and outgoing and said_with(word, "by", key):
+            return 1e-9  # "the films *written* by the writer of X": from the writer to the films, *written by* is
+            # walked back
         if role == OF_MODIFIER or (role == OF_ANSWER and LAST not in marks):
             return 1e-9  # the answer's class: at most the step that reaches the answer; a modifier of a class noun
             # that spells a relation's object ("which *vocal* choir") none
