@@ -84,6 +84,7 @@ __all__ = [
     "OF_ENTITY",
     "OF_MODIFIER",
     "OF_OBJECT",
+    "OF_PASSIVE",
     "OF_PREDICATE",
     "OF_TAIL",
     "OF_VERB",
@@ -184,6 +185,10 @@ OF_VERB = "\x00verb "
 #: is not read in the noun's phrase of :attr:`GraphLexicon.context` ("what is the *described* of something" reads
 #: *in language*).
 OF_PREDICATE = "\x00predicate"
+#: Tags a participle before "by" whose agent is a noun phrase of the chain, not an entity or the asked wh-word ("the
+#: films *written* by the writer of X"): read away from the entity, the agent comes first, so a relation whose label
+#: writes the participle before "by" (*written by*) is walked back there, from the agent to the things.
+OF_PASSIVE = "\x00passive"
 #: Prepositions that may say a relation by themselves ("a club *in* X"); "of" is a genitive marker
 #: (:func:`kgsvc.qa.align.reading_order`), not one of them.
 PREPOSITIONS = frozenset(
@@ -345,6 +350,9 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         if at < 1 or tokens[at] not in PREPOSITIONS or at - 1 in entities:
             continue
         verb = at - 1
+        if tokens[at] == "by" and content[verb] and last + 1 < len(tokens) and content[last + 1]:
+            roles.setdefault(verb, OF_PASSIVE)  # "directed by the X *director*": the agent is X's director, not X
+            continue
         if content[verb] and verb not in roles and any(said_with(tokens[verb], tokens[at], x) for x in labels):
             roles[verb] = OF_VERB + tokens[at]
         if content[verb] and verb not in roles:
@@ -354,6 +362,13 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         if determined and 1 <= len(tail) <= _PHRASE_WORDS and all(content[i] for i in tail) and not inverted(tokens):
             for i in tail:  # "plays for the X *national football team*": the object's own noun phrase
                 roles.setdefault(i, OF_TAIL)
+    for i in range(len(tokens) - 2):  # "the films *written* by the writer of X"
+        agent = i + 2
+        while agent < len(tokens) and tokens[agent] in _DETERMINERS:
+            agent += 1
+        if tokens[i + 1] == "by" and content[i] and i not in entities and agent < len(tokens) and content[agent]:
+            if agent not in entities and tokens[agent] not in WH_WORDS:
+                roles.setdefault(i, OF_PASSIVE)
     return roles
 
 
@@ -611,6 +626,8 @@ class GraphLexicon(RelationLexicon):
     _best: dict[str, float] = field(default_factory=dict, repr=False)
     _heads: dict[str, str | None] = field(default_factory=dict, repr=False)
     _bare_names: dict[str, bool] = field(default_factory=dict, repr=False)
+    _contrasts: dict[tuple[str, str, str, bool], float] = field(default_factory=dict, repr=False)
+    _rivals: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -716,9 +733,22 @@ class GraphLexicon(RelationLexicon):
         "what is the job of something"; "son" ↔ *children* 0.00 and 0.11). A word that names a relation bare keeps
         its bare reading ("died" is as close to *death date* as to *death place*; in the phrase it leans to the
         place), and a phrase that gives less than the margin is no evidence ("institution" ↔ *member of*: 0.02 bare,
-        0.04 in the phrase). Without ``phrase``, the bare contrast only."""
-        own = set(content_words(key))
-        rivals = [k for k in self.labels if not own & set(content_words(k))]
+        0.04 in the phrase). Without ``phrase``, the bare contrast only.
+
+        Cached per (word, label, :attr:`context`, ``phrase``): the caches are shared by the copies
+        ``dataclasses.replace`` makes of a lexicon for one question (other :attr:`names`, :attr:`free`,
+        :attr:`plain`), which this does not read.
+        """
+        cached = self._contrasts.get((word, key, self.context, phrase))
+        if cached is None:
+            cached = self._contrasts[(word, key, self.context, phrase)] = self._word_contrast(word, key, phrase)
+        return cached
+
+    def _word_contrast(self, word: str, key: str, phrase: bool) -> float:
+        rivals = self._rivals.get(key)
+        if rivals is None:
+            own = set(content_words(key))
+            rivals = self._rivals[key] = tuple(k for k in self.labels if not own & set(content_words(k)))
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
         bare = self.similarity(word, key) - max(best, self.floor_sim)
         if not self.context or not phrase or word in WH_WORDS or self._names_bare(word):
@@ -815,6 +845,9 @@ class GraphLexicon(RelationLexicon):
         if role == OF_OBJECT:  # "a club *in* X": the entity is the object of a relation whose label says "in"
             said = FIRST in marks and not outgoing and word in key.split()
             return math.exp(self.beta * self.tau) if said else 1e-9
+        if role == OF_PASSIVE and outgoing and said_with(word, "by", key):
+            return 1e-9  # "the films *written* by the writer of X": from the writer to the films, *written by* is
+            # walked back
         if role == OF_MODIFIER or (role == OF_ANSWER and LAST not in marks):
             return 1e-9  # the answer's class: at most the step that reaches the answer; a modifier of a class noun
             # that spells a relation's object ("which *vocal* choir") none
