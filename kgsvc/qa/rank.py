@@ -47,6 +47,7 @@ from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
+    OF_CLAUSE,
     GraphLexicon,
     answer_ranges,
     class_words,
@@ -55,6 +56,8 @@ from kgsvc.qa.zeroshot import (
     phrasings,
     plain_cues,
     split_co,
+    split_grand,
+    verb_phrases,
 )
 
 __all__ = [
@@ -416,7 +419,14 @@ class CandidateRanker:
         inputs = [[(words[i], g) for i, g in order] for order in readings]
         if isinstance(lexicon, GraphLexicon):  # "co-starred": the relation and its value shared, two words
             best = lexicon.best_contrast
+            # "where does X 's son come from": the verb phrase read as one clause, a reading of its own for each
+            # ending of the question it may be (the better reading counts)
+            for k, clause in verb_phrases(tokens, masks):
+                if lexicon.clause_names(clause, tokens[k:]):
+                    said = clause + OF_CLAUSE
+                    inputs.append([(said if i == k else words[i], g) for i, g in readings[0] if i <= k])
             inputs = [split_co(words_of, lambda w: best(w) > 0.0) for words_of in inputs]
+            inputs = [split_grand(words_of, lambda w: best(w) > 0.0) for words_of in inputs]  # "grandparents"
         scorers = [lexicon.scorer(words_of) for words_of in inputs]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):

@@ -81,6 +81,7 @@ __all__ = [
     "FUNCTION_WORDS",
     "LAST",
     "OF_ANSWER",
+    "OF_CLAUSE",
     "OF_ENTITY",
     "OF_MODIFIER",
     "OF_OBJECT",
@@ -100,7 +101,9 @@ __all__ = [
     "phrasings",
     "plain_cues",
     "split_co",
+    "split_grand",
     "stem_match",
+    "verb_phrases",
 ]
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
@@ -177,6 +180,9 @@ OF_OBJECT = "\x00object"
 #: team" ↔ *plays for country*): the role is this mark followed by the preposition, and the word explains only the
 #: step at the entity, and only when its label has them so (not *plays in club*).
 OF_VERB = "\x00verb "
+#: Tags a question's verb phrase read as one clause with its wh-phrase (:func:`verb_phrases`: "where does someone
+#: *come from*"): it explains at most the step marked :data:`LAST`, by :meth:`GraphLexicon.clause_contrast`.
+OF_CLAUSE = "\x00clause"
 #: Prepositions that may say a relation by themselves ("a club *in* X"); "of" is a genitive marker
 #: (:func:`kgsvc.qa.align.reading_order`), not one of them.
 PREPOSITIONS = frozenset(
@@ -369,6 +375,75 @@ def split_co(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> 
             out += [(CO, segment), (rest, segment)]
         else:
             out.append((word, segment))
+    return out
+
+
+#: The prefix of a word one generation further ("grand|parents", "grand|son"): the kinship relation twice.
+_GRAND = "grand"
+#: Auxiliaries of do-support and of the progressive: their main verb stands after the subject (:func:`verb_phrases`).
+_DO = frozenset({"do", "does", "did"})
+_BE = frozenset({"is", "are", "was", "were"})
+
+
+def split_grand(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> list[tuple[str, int]]:
+    """``words`` (a reading, as for :func:`split_co`) with each word "grandX" whose ``X`` (at least three letters)
+    ``names`` a relation read as ``X`` twice: English forms a kin term one generation further with "grand-" (the
+    *grandparents* are the parents of the parents, a *grandson* a son's or daughter's son), two steps of a path
+    that one word would explain only one of. The second ``X`` stands in a segment of its own (``-1 - segment``):
+    the alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer` lets the words of one segment explain one step
+    together, but a word of a later segment only a later step. A word whose rest names no relation ("grandstand")
+    stays one word.
+
+    >>> split_grand([("the", 0), ("grandparents", 0)], lambda w: w == "parents")
+    [('the', 0), ('parents', 0), ('parents', -1)]
+    >>> split_grand([("grandstand", 0)], lambda w: False)
+    [('grandstand', 0)]
+    """
+    out = []
+    for word, segment in words:
+        rest = word[len(_GRAND) :]
+        if word.startswith(_GRAND) and len(_role(rest)[0]) >= 3 and names(_role(rest)[0]):
+            out += [(rest, segment), (rest, -1 - segment)]  # a segment of its own: two steps, not one
+        else:
+            out.append((word, segment))
+    return out
+
+
+def verb_phrases(tokens: Sequence[str], entities: Collection[int]) -> list[tuple[int, str]]:
+    """The readings of a question's verb phrase as one clause, as ``(first token, clause)``: in a question whose
+    wh-phrase an auxiliary of do-support or of the progressive follows (:func:`inverted`: "where *does* X 's son
+    come from", "what *is* X 's wife working on"), each ending of the question after its last entity that holds no
+    genitive "'s", starts with a content word (or a form of "do", the main verb of "what does X do") and, after
+    "is", with a word in "-ing", read with the wh-phrase and "someone" for the subject: "where does someone come
+    from", "what does someone do for a living". A relation said by a verb phrase ("come from" = *nationality*, "do
+    for a living" = *profession*) has no one word that names it; the clause does (MiniLM: "where does someone come
+    from" is closest to "what is the nationality of something"). Which ending is the verb phrase is not known
+    without a parser: each is a reading of its own, and the better one counts. ``[]`` for other questions.
+
+    >>> verb_phrases("where does x 's son come from".split(), [2])
+    [(4, 'where does someone son come from'), (5, 'where does someone come from')]
+    >>> verb_phrases("what does x do".split(), [2]), verb_phrases("who directed x".split(), [2])
+    ([(3, 'what does someone do')], [])
+    >>> verb_phrases("what is x 's wife working on".split(), [2])
+    [(5, 'what is someone working on')]
+    """
+    first = next((i for i, t in enumerate(tokens) if t in WH_WORDS), None)
+    if first is None or not entities or not inverted(tokens):
+        return []
+    at = first + 1
+    if tokens[first] in WH_DETERMINERS and tokens[at] not in FUNCTION_WORDS:
+        at += 1  # "which organisation does …"
+    aux = tokens[at]
+    if aux not in _DO and aux not in _BE:
+        return []
+    out = []
+    for k in range(max(entities) + 1, len(tokens)):
+        word = tokens[k]
+        if "'s" in tokens[k:] or (word in FUNCTION_WORDS and word not in _DO) or word in SHARE_CUES:
+            continue
+        if aux in _BE and not word.endswith("ing"):
+            continue
+        out.append((k, " ".join([*tokens[: at + 1], "someone", *tokens[k:]])))
     return out
 
 
@@ -697,6 +772,41 @@ class GraphLexicon(RelationLexicon):
         phrased = self.in_context(word, key) - max(best, self.floor_sim)
         return max(bare, phrased) if phrased >= self.tau else bare  # the phrase counts where it gives the margin
 
+    def clause_contrast(self, clause: str, key: str) -> float:
+        """The contrast of a verb phrase read as a clause (:func:`verb_phrases`: "where does someone come from")
+        and label ``key`` read in the :attr:`context` phrase with the clause's "someone" ("what is the profession of
+        someone"): their MiniLM
+        cosine less the clause's best cosine to the other labels' phrases (those sharing no content word with
+        ``key``; at least :attr:`floor_sim`); 0 without a context."""
+        if not self.context:
+            return 0.0
+        own = set(content_words(key))
+        rivals = [k for k in self.labels if not own & set(content_words(k))]
+        phrase = self.context.replace("something", "someone")  # the clause's own word for its subject
+        texts = [phrase.format(k) for k in [key, *rivals]]
+        self._embed([clause, *texts])
+        v = self._vectors.get(clause)
+        if v is None:
+            return 0.0
+        sims = [float(v @ self._vectors[t]) for t in texts]
+        return sims[0] - max([*sims[1:], self.floor_sim])
+
+    def clause_names(self, clause: str, words: Sequence[str]) -> bool:
+        """Whether a verb phrase read as a clause names a relation by the margin ``τ``, and better than each of its
+        own content ``words`` does (where a word of it names the relation, "what movies did X *star* in", the word
+        is read)."""
+        best = self.clause_best(clause)
+        own = max((self.best_contrast(w) for w in words if w not in FUNCTION_WORDS), default=0.0)
+        return best >= self.tau and best > own
+
+    def clause_best(self, clause: str) -> float:
+        """The best :meth:`clause_contrast` of a verb phrase read as a clause over the graph's relation labels."""
+        best = self._best.get("\x00" + clause)
+        if best is None:
+            best = max((self.clause_contrast(clause, k) for k in self.labels), default=0.0)
+            self._best["\x00" + clause] = best
+        return best
+
     def names_object(self, word: str, key: str) -> bool:
         """Whether ``word`` is closest, among the content words of label ``key``, to its last one: the noun that
         names what the relation points to ("club" in *plays in club*, "sex" ↔ *gender*); "player" is closer to
@@ -729,6 +839,8 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY:
             return 1.0
+        if role == OF_CLAUSE:
+            return float(self.miss ** (self.null_share * min(1.0, max(self.clause_best(word), 0.0) / self.tau)))
         if word == CO:  # the prefix of "co-starred" read as a word of its own (split_co): a value shared, which
             return float(self.miss**self.null_share)  # only a step walked back explains
         if word in FUNCTION_WORDS or word in SHARE_CUES or word in self.names or word in self.free:
@@ -775,6 +887,13 @@ class GraphLexicon(RelationLexicon):
         key, marks = _marks(key)
         returning = RETURN in marks
         word, role = _role(word)
+        if role == OF_CLAUSE:  # "where does someone come from": the relation of the answer, said by a verb phrase
+            contrast = self.clause_contrast(word, key) if LAST in marks and not returning else 0.0
+            if contrast <= 0.0:
+                return 1e-9
+            if contrast < self.tau:
+                return float(self.miss ** (1.0 - contrast / self.tau))
+            return math.exp(self.beta * (contrast - self.tau))
         if role == OF_ENTITY and not (FIRST in marks and any(stem_match(word, p) for p in content_words(key))):
             return 1e-9  # the entity's noun phrase names its class: at most its own step, by spelling the label
         if role.startswith(OF_VERB) and not (FIRST in marks and said_with(word, role[len(OF_VERB) :], key)):
