@@ -48,9 +48,11 @@ from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
     OF_CLAUSE,
+    OF_SLOT,
     GraphLexicon,
     answer_ranges,
     class_words,
+    genitive_slots,
     mark_steps,
     phrase_roles,
     phrasings,
@@ -414,8 +416,12 @@ class CandidateRanker:
             # club* X"); an entity this view leaves unmasked has a noun phrase too
             names = lexicon.names
             entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
-            for i, role in phrase_roles(tokens, entities, self.graph.relation_labels).items():
+            roles = phrase_roles(tokens, entities, self.graph.relation_labels)
+            for i, role in roles.items():
                 words[i] = tokens[i] + role
+            for i in genitive_slots(tokens, entities):  # "X 's *daughter* 's gender": a step MiniLM cannot place
+                if i not in roles and lexicon.best_contrast(tokens[i]) < lexicon.tau:
+                    words[i] = tokens[i] + OF_SLOT
         inputs = [[(words[i], g) for i, g in order] for order in readings]
         if isinstance(lexicon, GraphLexicon):  # "co-starred": the relation and its value shared, two words
             best = lexicon.best_contrast

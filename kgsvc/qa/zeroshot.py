@@ -85,6 +85,7 @@ __all__ = [
     "OF_ENTITY",
     "OF_MODIFIER",
     "OF_OBJECT",
+    "OF_SLOT",
     "OF_TAIL",
     "OF_VERB",
     "PREPOSITIONS",
@@ -95,6 +96,7 @@ __all__ = [
     "GraphLexicon",
     "answer_ranges",
     "content_words",
+    "genitive_slots",
     "mark_returns",
     "mark_steps",
     "phrase_roles",
@@ -180,6 +182,9 @@ OF_OBJECT = "\x00object"
 #: team" ↔ *plays for country*): the role is this mark followed by the preposition, and the word explains only the
 #: step at the entity, and only when its label has them so (not *plays in club*).
 OF_VERB = "\x00verb "
+#: Tags a word that stands in a genitive ("X 's *daughter* 's gender", "the *offspring* of X") and names no relation by
+#: the margin: the construction says it is a relation step, the lexicon does not say which (:meth:`GraphLexicon.prob`).
+OF_SLOT = "\x00slot"
 #: Tags a question's verb phrase read as one clause with its wh-phrase (:func:`verb_phrases`: "where does someone
 #: *come from*"): it explains at most the step marked :data:`LAST`, by :meth:`GraphLexicon.clause_contrast`.
 OF_CLAUSE = "\x00clause"
@@ -385,6 +390,28 @@ _DO = frozenset({"do", "does", "did"})
 _BE = frozenset({"is", "are", "was", "were"})
 
 
+def genitive_slots(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
+    """The token indices of the content words that stand in a genitive: right after "'s" (or after "'s" and a share
+    cue: "X 's other *half*"), or right before "'s" or "of" ("the *offspring* of X", "X 's *daughter* 's gender").
+    English says a relation of a thing so; a word there is a relation step even where MiniLM cannot tell which one
+    ("daughter" is as close to *parents* as to *children*). Entities' tokens, function words and share cues are none.
+
+    >>> genitive_slots("what is the gender of x 's darling".split(), [5])
+    [3, 7]
+    >>> genitive_slots("what is x 's other half 's nation".split(), [2])
+    [5, 7]
+    """
+    out = []
+    for i, word in enumerate(tokens):
+        if i in entities or word in FUNCTION_WORDS or word in SHARE_CUES or word.startswith("co-"):
+            continue
+        after = i >= 1 and (tokens[i - 1] == "'s" or (i >= 2 and tokens[i - 1] in SHARE_CUES and tokens[i - 2] == "'s"))
+        before = i + 1 < len(tokens) and tokens[i + 1] in ("'s", "of")
+        if after or before:
+            out.append(i)
+    return out
+
+
 def split_grand(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> list[tuple[str, int]]:
     """``words`` (a reading, as for :func:`split_co`) with each word "grandX" whose ``X`` (at least three letters)
     ``names`` a relation read as ``X`` twice: English forms a kin term one generation further with "grand-" (the
@@ -413,15 +440,15 @@ def verb_phrases(tokens: Sequence[str], entities: Collection[int]) -> list[tuple
     """The readings of a question's verb phrase as one clause, as ``(first token, clause)``: in a question whose
     wh-phrase an auxiliary of do-support or of the progressive follows (:func:`inverted`: "where *does* X 's son
     come from", "what *is* X 's wife working on"), each ending of the question after its last entity that holds no
-    genitive "'s", starts with a content word (or a form of "do", the main verb of "what does X do") and, after
-    "is", with a word in "-ing", read with the wh-phrase and "someone" for the subject: "where does someone come
-    from", "what does someone do for a living". A relation said by a verb phrase ("come from" = *nationality*, "do
-    for a living" = *profession*) has no one word that names it; the clause does (MiniLM: "where does someone come
-    from" is closest to "what is the nationality of something"). Which ending is the verb phrase is not known
+    genitive "'s", starts with a content word (or a form of "do", the main verb of "what does X do") that is not the
+    noun after a genitive (the subject's head: "X 's *father* do") and, after "is", with a word in "-ing", read with
+    the wh-phrase and "someone" for the subject: "what does someone do for a living", "what is someone working on".
+    A relation said by a verb phrase ("do for a living" = *profession*) has no one word that names it; the clause
+    does (MiniLM: "what does someone do" is closest to "what is the profession of someone", by 0.2). Which ending is the verb phrase is not known
     without a parser: each is a reading of its own, and the better one counts. ``[]`` for other questions.
 
     >>> verb_phrases("where does x 's son come from".split(), [2])
-    [(4, 'where does someone son come from'), (5, 'where does someone come from')]
+    [(5, 'where does someone come from')]
     >>> verb_phrases("what does x do".split(), [2]), verb_phrases("who directed x".split(), [2])
     ([(3, 'what does someone do')], [])
     >>> verb_phrases("what is x 's wife working on".split(), [2])
@@ -441,6 +468,8 @@ def verb_phrases(tokens: Sequence[str], entities: Collection[int]) -> list[tuple
         word = tokens[k]
         if "'s" in tokens[k:] or (word in FUNCTION_WORDS and word not in _DO) or word in SHARE_CUES:
             continue
+        if tokens[k - 1] == "'s" or (tokens[k - 1] in SHARE_CUES and tokens[k - 2] == "'s"):
+            continue  # "X 's *father* do": the noun after a genitive is the subject's head, not the verb
         if aux in _BE and not word.endswith("ing"):
             continue
         out.append((k, " ".join([*tokens[: at + 1], "someone", *tokens[k:]])))
@@ -839,6 +868,8 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY:
             return 1.0
+        if role == OF_SLOT:  # a relation said by a genitive, unread: as much as a step no word says
+            return self.miss
         if role == OF_CLAUSE:
             return float(self.miss ** (self.null_share * min(1.0, max(self.clause_best(word), 0.0) / self.tau)))
         if word == CO:  # the prefix of "co-starred" read as a word of its own (split_co): a value shared, which
@@ -887,6 +918,9 @@ class GraphLexicon(RelationLexicon):
         key, marks = _marks(key)
         returning = RETURN in marks
         word, role = _role(word)
+        if role == OF_SLOT:  # "X 's *daughter* 's gender": a relation step by the construction, which one unknown
+            own = self.prob(word, step)
+            return own if returning else max(own, self.miss**self.null_share)
         if role == OF_CLAUSE:  # "where does someone come from": the relation of the answer, said by a verb phrase
             contrast = self.clause_contrast(word, key) if LAST in marks and not returning else 0.0
             if contrast <= 0.0:
