@@ -444,8 +444,9 @@ def verb_phrases(tokens: Sequence[str], entities: Collection[int]) -> list[tuple
     noun after a genitive (the subject's head: "X 's *father* do") and, after "is", with a word in "-ing", read with
     the wh-phrase and "someone" for the subject: "what does someone do for a living", "what is someone working on".
     A relation said by a verb phrase ("do for a living" = *profession*) has no one word that names it; the clause
-    does (MiniLM: "what does someone do" is closest to "what is the profession of someone", by 0.2). Which ending is the verb phrase is not known
-    without a parser: each is a reading of its own, and the better one counts. ``[]`` for other questions.
+    does (MiniLM: "what does someone do" is closest to "what is the profession of someone", by 0.2). Which ending
+    is the verb phrase is not known without a parser: each is a reading of its own, and the better one counts.
+    ``[]`` for other questions.
 
     >>> verb_phrases("where does x 's son come from".split(), [2])
     [(5, 'where does someone come from')]

@@ -7,8 +7,8 @@ short of the question (X's father) won. Read with its wh-phrase as one clause ("
 "what is the profession of someone") the verb phrase names it (kgsvc.qa.zeroshot.verb_phrases). "grandparents" is
 the parents' parents: read as "parents" twice (kgsvc.qa.zeroshot.split_grand). A word in a genitive ("X 's
 *offspring* 's nationality") is a relation step even where MiniLM cannot tell which ("offspring", "daughter" are
-about as close to *parents* as to *children* among these labels): leaving it unread costs as much as a step no word says
-(kgsvc.qa.zeroshot.genitive_slots). Which step it is, the lexicon still does not say: Geza Varga has children
+about as close to *parents* as to *children* among these labels): leaving it unread costs as much as a step no word
+says (kgsvc.qa.zeroshot.genitive_slots). Which step it is, the lexicon still does not say: Geza Varga has children
 and no parents or spouse here, so the graph decides it ("Pal Varga 's offspring" reads *parents* as readily).
 """
 
@@ -44,7 +44,8 @@ GRAPH = f"""@prefix : <{NS}> .
 :Croatia rdfs:label "Croatia" . :Hungary rdfs:label "Hungary" . :Austria rdfs:label "Austria" .
 :Slovakia rdfs:label "Slovakia" . :Slovenia rdfs:label "Slovenia" .
 :Female rdfs:label "female" . :Male rdfs:label "male" .
-:religion rdfs:label "religion" . :placeOfBirth rdfs:label "place of birth" . :placeOfDeath rdfs:label "place of death" .
+:religion rdfs:label "religion" . :placeOfBirth rdfs:label "place of birth" .
+:placeOfDeath rdfs:label "place of death" .
 :institution rdfs:label "institution" . :causeOfDeath rdfs:label "cause of death" . :location rdfs:label "location" .
 :ethnicity rdfs:label "ethnicity" .
 :Pal_Varga :religion :Calvinism ; :placeOfBirth :Pecs ; :institution :Mill_Guild ; :ethnicity :Magyars .
