@@ -402,7 +402,10 @@ class CandidateRanker:
             # reading counts
             trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True)
             readings += [trailing] if trailing != readings[0] else []
-            lexicon.prepare(tokens, sorted({s[0] for sig in signatures for p in sig for s in p}))
+            clauses = verb_phrases(tokens, masks)
+            lexicon.prepare(
+                tokens, sorted({s[0] for sig in signatures for p in sig for s in p}), [c for _, c in clauses]
+            )
             starts = anchored or [[True] * len(sig) for sig in signatures]
             signatures = [
                 tuple(mark_steps(path, anchored=a) for path, a in zip(sig, at, strict=True))
@@ -427,7 +430,7 @@ class CandidateRanker:
             best = lexicon.best_contrast
             # "where does X 's son come from": the verb phrase read as one clause, a reading of its own for each
             # ending of the question it may be (the better reading counts)
-            for k, clause in verb_phrases(tokens, masks):
+            for k, clause in clauses:
                 if lexicon.clause_names(clause, tokens[k:]):
                     said = clause + OF_CLAUSE
                     inputs.append([(said if i == k else words[i], g) for i, g in readings[0] if i <= k])

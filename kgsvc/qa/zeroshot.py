@@ -694,9 +694,10 @@ class GraphLexicon(RelationLexicon):
             for text, vector in zip(missing, self.embed(missing), strict=True):
                 self._vectors[text] = np.asarray(vector, dtype=np.float32)
 
-    def prepare(self, words: Sequence[str], keys: Sequence[str]) -> None:
+    def prepare(self, words: Sequence[str], keys: Sequence[str], clauses: Sequence[str] = ()) -> None:
         """Embed the content words among ``words`` and the labels ``keys`` (and their content words), each also in
-        the :attr:`context` phrase, in one batch."""
+        the :attr:`context` phrase, and the verb phrases read as ``clauses`` (:meth:`clause_contrast`), in one
+        batch."""
         content = [w for w in words if w not in FUNCTION_WORDS]
         texts = list(content)
         for key in [*keys, *self.labels]:
@@ -704,6 +705,8 @@ class GraphLexicon(RelationLexicon):
             texts += content_words(key)
         if self.context:
             texts += [self.context.format(t) for t in [*content, *keys, *self.labels]]
+            if clauses:
+                texts += [*clauses, *(self.clause_phrase.format(k) for k in self.labels)]
         self._embed(texts)
 
     def similarity(self, word: str, key: str) -> float:
@@ -802,6 +805,11 @@ class GraphLexicon(RelationLexicon):
         phrased = self.in_context(word, key) - max(best, self.floor_sim)
         return max(bare, phrased) if phrased >= self.tau else bare  # the phrase counts where it gives the margin
 
+    @property
+    def clause_phrase(self) -> str:
+        """The :attr:`context` phrase with the clauses' word for their subject, "someone" (:func:`verb_phrases`)."""
+        return self.context.replace("something", "someone")
+
     def clause_contrast(self, clause: str, key: str) -> float:
         """The contrast of a verb phrase read as a clause (:func:`verb_phrases`: "where does someone come from")
         and label ``key`` read in the :attr:`context` phrase with the clause's "someone" ("what is the profession of
@@ -812,8 +820,7 @@ class GraphLexicon(RelationLexicon):
             return 0.0
         own = set(content_words(key))
         rivals = [k for k in self.labels if not own & set(content_words(k))]
-        phrase = self.context.replace("something", "someone")  # the clause's own word for its subject
-        texts = [phrase.format(k) for k in [key, *rivals]]
+        texts = [self.clause_phrase.format(k) for k in [key, *rivals]]
         self._embed([clause, *texts])
         v = self._vectors.get(clause)
         if v is None:
