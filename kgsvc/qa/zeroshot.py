@@ -818,15 +818,20 @@ class GraphLexicon(RelationLexicon):
         ``key``; at least :attr:`floor_sim`); 0 without a context."""
         if not self.context:
             return 0.0
+        cached = self._sims.get((clause, "\x01" + key))
+        if cached is not None:
+            return cached
         own = set(content_words(key))
         rivals = [k for k in self.labels if not own & set(content_words(k))]
         texts = [self.clause_phrase.format(k) for k in [key, *rivals]]
         self._embed([clause, *texts])
         v = self._vectors.get(clause)
-        if v is None:
-            return 0.0
-        sims = [float(v @ self._vectors[t]) for t in texts]
-        return sims[0] - max([*sims[1:], self.floor_sim])
+        contrast = 0.0
+        if v is not None:
+            sims = [float(v @ self._vectors[t]) for t in texts]
+            contrast = sims[0] - max([*sims[1:], self.floor_sim])
+        self._sims[(clause, "\x01" + key)] = contrast
+        return contrast
 
     def clause_names(self, clause: str, words: Sequence[str]) -> bool:
         """Whether a verb phrase read as a clause names a relation by the margin ``τ``, and better than each of its
