@@ -44,8 +44,13 @@ entity when the entity is its object and its label has the preposition ("a club 
 verb written before it as a label writes it names only such relations ("*plays* for the X" ↔ *plays for country*,
 not *plays in club*); the answer's class noun names a step that ends at the objects of the relation whose object
 noun it spells (:func:`answer_ranges`: "a soccer *club* in X" is the clubs that *is in country* walked back reaches,
-which *plays in club* points to: the graph's own classes where it has no ``rdf:type``). Each step that
-no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
+which *plays in club* points to: the graph's own classes where it has no ``rdf:type``). Since 2026-11-26 (pq2h): a
+verb phrase after the subject of an inverted question is also read as one clause with its wh-phrase ("what does
+someone do for a living", :func:`verb_phrases`) against the labels in the phrase, and explains the step that reaches
+the answer where it names a relation by the margin and better than its own words; "grandX" is read as X twice
+(:func:`split_grand`); a word in a genitive ("X 's *daughter* 's gender", :func:`genitive_slots`) that names no
+relation by the margin is a relation step the lexicon cannot place: unread it costs ``miss``, read as any step
+``miss^½``. Each step that no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
 person directed the movies starred by X" needs *starred* and *directed*), a path with a step the question never
