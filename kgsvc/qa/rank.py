@@ -47,16 +47,21 @@ from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
+    OF_CLAUSE,
     OF_PREDICATE,
+    OF_SLOT,
     GraphLexicon,
     answer_ranges,
     class_words,
+    genitive_slots,
     mark_steps,
     phrase_roles,
     phrasings,
     plain_cues,
     predicates,
     split_co,
+    split_grand,
+    verb_phrases,
 )
 
 __all__ = [
@@ -399,7 +404,10 @@ class CandidateRanker:
             # reading counts
             trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True)
             readings += [trailing] if trailing != readings[0] else []
-            lexicon.prepare(tokens, sorted({s[0] for sig in signatures for p in sig for s in p}))
+            clauses = verb_phrases(tokens, masks)
+            lexicon.prepare(
+                tokens, sorted({s[0] for sig in signatures for p in sig for s in p}), [c for _, c in clauses]
+            )
             starts = anchored or [[True] * len(sig) for sig in signatures]
             signatures = [
                 tuple(mark_steps(path, anchored=a) for path, a in zip(sig, at, strict=True))
@@ -418,10 +426,20 @@ class CandidateRanker:
                 roles.setdefault(i, OF_PREDICATE)
             for i, role in roles.items():
                 words[i] = tokens[i] + role
+            for i in genitive_slots(tokens, entities):  # "X 's *daughter* 's gender": a step MiniLM cannot place
+                if i not in roles and lexicon.best_contrast(tokens[i]) < lexicon.tau:
+                    words[i] = tokens[i] + OF_SLOT
         inputs = [[(words[i], g) for i, g in order] for order in readings]
         if isinstance(lexicon, GraphLexicon):  # "co-starred": the relation and its value shared, two words
             best = lexicon.best_contrast
+            # "where does X 's son come from": the verb phrase read as one clause, a reading of its own for each
+            # ending of the question it may be (the better reading counts)
+            for k, clause in clauses:
+                if lexicon.clause_names(clause, tokens[k:]):
+                    said = clause + OF_CLAUSE
+                    inputs.append([(said if i == k else words[i], g) for i, g in readings[0] if i <= k])
             inputs = [split_co(words_of, lambda w: best(w) > 0.0) for words_of in inputs]
+            inputs = [split_grand(words_of, lambda w: best(w) > 0.0) for words_of in inputs]  # "grandparents"
         scorers = [lexicon.scorer(words_of) for words_of in inputs]
         scores = np.empty(len(signatures), np.float64)
         for i, sig in enumerate(signatures):

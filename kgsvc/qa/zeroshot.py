@@ -44,8 +44,13 @@ entity when the entity is its object and its label has the preposition ("a club 
 verb written before it as a label writes it names only such relations ("*plays* for the X" ↔ *plays for country*,
 not *plays in club*); the answer's class noun names a step that ends at the objects of the relation whose object
 noun it spells (:func:`answer_ranges`: "a soccer *club* in X" is the clubs that *is in country* walked back reaches,
-which *plays in club* points to: the graph's own classes where it has no ``rdf:type``). Each step that
-no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
+which *plays in club* points to: the graph's own classes where it has no ``rdf:type``). Since 2026-11-26 (pq2h): a
+verb phrase after the subject of an inverted question is also read as one clause with its wh-phrase ("what does
+someone do for a living", :func:`verb_phrases`) against the labels in the phrase, and explains the step that reaches
+the answer where it names a relation by the margin and better than its own words; "grandX" is read as X twice
+(:func:`split_grand`); a word in a genitive ("X 's *daughter* 's gender", :func:`genitive_slots`) that names no
+relation by the margin is a relation step the lexicon cannot place: unread it costs ``miss``, read as any step
+``miss^½``. Each step that no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
 person directed the movies starred by X" needs *starred* and *directed*), a path with a step the question never
@@ -81,11 +86,13 @@ __all__ = [
     "FUNCTION_WORDS",
     "LAST",
     "OF_ANSWER",
+    "OF_CLAUSE",
     "OF_ENTITY",
     "OF_MODIFIER",
     "OF_OBJECT",
     "OF_PASSIVE",
     "OF_PREDICATE",
+    "OF_SLOT",
     "OF_TAIL",
     "OF_VERB",
     "PREPOSITIONS",
@@ -96,6 +103,7 @@ __all__ = [
     "GraphLexicon",
     "answer_ranges",
     "content_words",
+    "genitive_slots",
     "mark_returns",
     "mark_steps",
     "phrase_roles",
@@ -103,7 +111,9 @@ __all__ = [
     "plain_cues",
     "predicates",
     "split_co",
+    "split_grand",
     "stem_match",
+    "verb_phrases",
 ]
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
@@ -189,6 +199,12 @@ OF_PREDICATE = "\x00predicate"
 #: films *written* by the writer of X"): read away from the entity, the agent comes first, so a relation whose label
 #: writes the participle before "by" (*written by*) is walked back there, from the agent to the things.
 OF_PASSIVE = "\x00passive"
+#: Tags a word that stands in a genitive ("X 's *daughter* 's gender", "the *offspring* of X") and names no relation by
+#: the margin: the construction says it is a relation step, the lexicon does not say which (:meth:`GraphLexicon.prob`).
+OF_SLOT = "\x00slot"
+#: Tags a question's verb phrase read as one clause with its wh-phrase (:func:`verb_phrases`: "where does someone
+#: *come from*"): it explains at most the step marked :data:`LAST`, by :meth:`GraphLexicon.clause_contrast`.
+OF_CLAUSE = "\x00clause"
 #: Prepositions that may say a relation by themselves ("a club *in* X"); "of" is a genitive marker
 #: (:func:`kgsvc.qa.align.reading_order`), not one of them.
 PREPOSITIONS = frozenset(
@@ -416,6 +432,100 @@ def split_co(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> 
     return out
 
 
+#: The prefix of a word one generation further ("grand|parents", "grand|son"): the kinship relation twice.
+_GRAND = "grand"
+#: Auxiliaries of do-support and of the progressive: their main verb stands after the subject (:func:`verb_phrases`).
+_DO = frozenset({"do", "does", "did"})
+_BE = frozenset({"is", "are", "was", "were"})
+
+
+def genitive_slots(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
+    """The token indices of the content words that stand in a genitive: right after "'s" (or after "'s" and a share
+    cue: "X 's other *half*"), or right before "'s" or "of" ("the *offspring* of X", "X 's *daughter* 's gender").
+    English says a relation of a thing so; a word there is a relation step even where MiniLM cannot tell which one
+    ("daughter" is as close to *parents* as to *children*). Entities' tokens, function words and share cues are none.
+
+    >>> genitive_slots("what is the gender of x 's darling".split(), [5])
+    [3, 7]
+    >>> genitive_slots("what is x 's other half 's nation".split(), [2])
+    [5, 7]
+    """
+    out = []
+    for i, word in enumerate(tokens):
+        if i in entities or word in FUNCTION_WORDS or word in SHARE_CUES or word.startswith("co-"):
+            continue
+        after = i >= 1 and (tokens[i - 1] == "'s" or (i >= 2 and tokens[i - 1] in SHARE_CUES and tokens[i - 2] == "'s"))
+        before = i + 1 < len(tokens) and tokens[i + 1] in ("'s", "of")
+        if after or before:
+            out.append(i)
+    return out
+
+
+def split_grand(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> list[tuple[str, int]]:
+    """``words`` (a reading, as for :func:`split_co`) with each word "grandX" whose ``X`` (at least three letters)
+    ``names`` a relation read as ``X`` twice: English forms a kin term one generation further with "grand-" (the
+    *grandparents* are the parents of the parents, a *grandson* a son's or daughter's son), two steps of a path
+    that one word would explain only one of. The second ``X`` stands in a segment of its own (``-1 - segment``):
+    the alignment of :meth:`kgsvc.qa.align.RelationLexicon.scorer` lets the words of one segment explain one step
+    together, but a word of a later segment only a later step. A word whose rest names no relation ("grandstand")
+    stays one word.
+
+    >>> split_grand([("the", 0), ("grandparents", 0)], lambda w: w == "parents")
+    [('the', 0), ('parents', 0), ('parents', -1)]
+    >>> split_grand([("grandstand", 0)], lambda w: False)
+    [('grandstand', 0)]
+    """
+    out = []
+    for word, segment in words:
+        rest = word[len(_GRAND) :]
+        if word.startswith(_GRAND) and len(_role(rest)[0]) >= 3 and names(_role(rest)[0]):
+            out += [(rest, segment), (rest, -1 - segment)]  # a segment of its own: two steps, not one
+        else:
+            out.append((word, segment))
+    return out
+
+
+def verb_phrases(tokens: Sequence[str], entities: Collection[int]) -> list[tuple[int, str]]:
+    """The readings of a question's verb phrase as one clause, as ``(first token, clause)``: in a question whose
+    wh-phrase an auxiliary of do-support or of the progressive follows (:func:`inverted`: "where *does* X 's son
+    come from", "what *is* X 's wife working on"), each ending of the question after its last entity that holds no
+    genitive "'s", starts with a content word (or a form of "do", the main verb of "what does X do") that is not the
+    noun after a genitive (the subject's head: "X 's *father* do") and, after "is", with a word in "-ing", read with
+    the wh-phrase and "someone" for the subject: "what does someone do for a living", "what is someone working on".
+    A relation said by a verb phrase ("do for a living" = *profession*) has no one word that names it; the clause
+    does (MiniLM: "what does someone do" is closest to "what is the profession of someone", by 0.2). Which ending
+    is the verb phrase is not known without a parser: each is a reading of its own, and the better one counts.
+    ``[]`` for other questions.
+
+    >>> verb_phrases("where does x 's son come from".split(), [2])
+    [(5, 'where does someone come from')]
+    >>> verb_phrases("what does x do".split(), [2]), verb_phrases("who directed x".split(), [2])
+    ([(3, 'what does someone do')], [])
+    >>> verb_phrases("what is x 's wife working on".split(), [2])
+    [(5, 'what is someone working on')]
+    """
+    first = next((i for i, t in enumerate(tokens) if t in WH_WORDS), None)
+    if first is None or not entities or not inverted(tokens):
+        return []
+    at = first + 1
+    if tokens[first] in WH_DETERMINERS and tokens[at] not in FUNCTION_WORDS:
+        at += 1  # "which organisation does …"
+    aux = tokens[at]
+    if aux not in _DO and aux not in _BE:
+        return []
+    out = []
+    for k in range(max(entities) + 1, len(tokens)):
+        word = tokens[k]
+        if "'s" in tokens[k:] or (word in FUNCTION_WORDS and word not in _DO) or word in SHARE_CUES:
+            continue
+        if tokens[k - 1] == "'s" or (tokens[k - 1] in SHARE_CUES and tokens[k - 2] == "'s"):
+            continue  # "X 's *father* do": the noun after a genitive is the subject's head, not the verb
+        if aux in _BE and not word.endswith("ing"):
+            continue
+        out.append((k, " ".join([*tokens[: at + 1], "someone", *tokens[k:]])))
+    return out
+
+
 def said_with(word: str, preposition: str, label: str) -> bool:
     """Whether relation ``label`` has a word sharing ``word``'s stem right before ``preposition`` ("plays" ↔ *plays
     for country*).
@@ -635,9 +745,10 @@ class GraphLexicon(RelationLexicon):
             for text, vector in zip(missing, self.embed(missing), strict=True):
                 self._vectors[text] = np.asarray(vector, dtype=np.float32)
 
-    def prepare(self, words: Sequence[str], keys: Sequence[str]) -> None:
+    def prepare(self, words: Sequence[str], keys: Sequence[str], clauses: Sequence[str] = ()) -> None:
         """Embed the content words among ``words`` and the labels ``keys`` (and their content words), each also in
-        the :attr:`context` phrase, in one batch."""
+        the :attr:`context` phrase, and the verb phrases read as ``clauses`` (:meth:`clause_contrast`), in one
+        batch."""
         content = [w for w in words if w not in FUNCTION_WORDS]
         texts = list(content)
         for key in [*keys, *self.labels]:
@@ -645,6 +756,8 @@ class GraphLexicon(RelationLexicon):
             texts += content_words(key)
         if self.context:
             texts += [self.context.format(t) for t in [*content, *keys, *self.labels]]
+            if clauses:
+                texts += [*clauses, *(self.clause_phrase.format(k) for k in self.labels)]
         self._embed(texts)
 
     def similarity(self, word: str, key: str) -> float:
@@ -757,6 +870,50 @@ class GraphLexicon(RelationLexicon):
         phrased = self.in_context(word, key) - max(best, self.floor_sim)
         return max(bare, phrased) if phrased >= self.tau else bare  # the phrase counts where it gives the margin
 
+    @property
+    def clause_phrase(self) -> str:
+        """The :attr:`context` phrase with the clauses' word for their subject, "someone" (:func:`verb_phrases`)."""
+        return self.context.replace("something", "someone")
+
+    def clause_contrast(self, clause: str, key: str) -> float:
+        """The contrast of a verb phrase read as a clause (:func:`verb_phrases`: "where does someone come from")
+        and label ``key`` read in the :attr:`context` phrase with the clause's "someone" ("what is the profession of
+        someone"): their MiniLM
+        cosine less the clause's best cosine to the other labels' phrases (those sharing no content word with
+        ``key``; at least :attr:`floor_sim`); 0 without a context."""
+        if not self.context:
+            return 0.0
+        cached = self._sims.get((clause, "\x01" + key))
+        if cached is not None:
+            return cached
+        own = set(content_words(key))
+        rivals = [k for k in self.labels if not own & set(content_words(k))]
+        texts = [self.clause_phrase.format(k) for k in [key, *rivals]]
+        self._embed([clause, *texts])
+        v = self._vectors.get(clause)
+        contrast = 0.0
+        if v is not None:
+            sims = [float(v @ self._vectors[t]) for t in texts]
+            contrast = sims[0] - max([*sims[1:], self.floor_sim])
+        self._sims[(clause, "\x01" + key)] = contrast
+        return contrast
+
+    def clause_names(self, clause: str, words: Sequence[str]) -> bool:
+        """Whether a verb phrase read as a clause names a relation by the margin ``τ``, and better than each of its
+        own content ``words`` does (where a word of it names the relation, "what movies did X *star* in", the word
+        is read)."""
+        best = self.clause_best(clause)
+        own = max((self.best_contrast(w) for w in words if w not in FUNCTION_WORDS), default=0.0)
+        return best >= self.tau and best > own
+
+    def clause_best(self, clause: str) -> float:
+        """The best :meth:`clause_contrast` of a verb phrase read as a clause over the graph's relation labels."""
+        best = self._best.get("\x00" + clause)
+        if best is None:
+            best = max((self.clause_contrast(clause, k) for k in self.labels), default=0.0)
+            self._best["\x00" + clause] = best
+        return best
+
     def names_object(self, word: str, key: str) -> bool:
         """Whether ``word`` is closest, among the content words of label ``key``, to its last one: the noun that
         names what the relation points to ("club" in *plays in club*, "sex" ↔ *gender*); "player" is closer to
@@ -789,6 +946,10 @@ class GraphLexicon(RelationLexicon):
         word, role = _role(word)
         if role == OF_ENTITY:
             return 1.0
+        if role == OF_SLOT:  # a relation said by a genitive, unread: as much as a step no word says
+            return self.miss
+        if role == OF_CLAUSE:
+            return float(self.miss ** (self.null_share * min(1.0, max(self.clause_best(word), 0.0) / self.tau)))
         if word == CO:  # the prefix of "co-starred" read as a word of its own (split_co): a value shared, which
             return float(self.miss**self.null_share)  # only a step walked back explains
         if word in FUNCTION_WORDS or word in SHARE_CUES or word in self.names or word in self.free:
@@ -836,6 +997,16 @@ class GraphLexicon(RelationLexicon):
         key, marks = _marks(key)
         returning = RETURN in marks
         word, role = _role(word)
+        if role == OF_SLOT:  # "X 's *daughter* 's gender": a relation step by the construction, which one unknown
+            own = self.prob(word, step)
+            return own if returning else max(own, self.miss**self.null_share)
+        if role == OF_CLAUSE:  # "where does someone come from": the relation of the answer, said by a verb phrase
+            contrast = self.clause_contrast(word, key) if LAST in marks and not returning else 0.0
+            if contrast <= 0.0:
+                return 1e-9
+            if contrast < self.tau:
+                return float(self.miss ** (1.0 - contrast / self.tau))
+            return math.exp(self.beta * (contrast - self.tau))
         if role == OF_ENTITY and not (FIRST in marks and any(stem_match(word, p) for p in content_words(key))):
             return 1e-9  # the entity's noun phrase names its class: at most its own step, by spelling the label
         if role.startswith(OF_VERB) and not (FIRST in marks and said_with(word, role[len(OF_VERB) :], key)):
