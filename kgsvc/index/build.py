@@ -73,6 +73,7 @@ whole, the text -> nodes CSR re-sorted; docs/scale.md says how much.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import logging
 import resource
@@ -412,6 +413,7 @@ def _build(
         else:
             tables = patch_tables(base, subjects, rows, languages=languages, plan=plan)
         label_literals = _write_tables(folder, tables)
+        tables = _mapped_tables(folder, tables)  # the later stages read the files: the Python lists of terms go
     incremental = base is not None
     stages.metrics["mode"] = "incremental" if incremental else "full"
     stages.metrics["changed_subjects"] = len(subjects) if incremental and subjects is not None else None
@@ -587,6 +589,20 @@ def load_tables(folder: Path) -> LabelTables:
         heads=np.asarray(snapshot.triple_heads, dtype=np.int64),
         relations=np.asarray(snapshot.triple_relations, dtype=np.int64),
         tails=np.asarray(snapshot.triple_tails, dtype=np.int64),
+    )
+
+
+def _mapped_tables(folder: Path, tables: LabelTables) -> LabelTables:
+    """``tables`` with its term and text tables replaced by the memory-mapped ones written in ``folder`` (the same
+    strings): the lists of every term and label a full pass made are freed, O(1) memory instead of O(n)."""
+    texts = {kind: read_strings(folder, f"{kind}_texts") for kind in _KIND.values()}
+    return dataclasses.replace(
+        tables,
+        node_terms=read_strings(folder, "node_terms"),
+        relation_terms=read_strings(folder, "relation_terms"),
+        node_texts=texts["node"],
+        relation_texts=texts["relation"],
+        node_labels=TextLabels(texts["node"], tables.node_text_ids),
     )
 
 
