@@ -73,7 +73,9 @@ whole, the text -> nodes CSR re-sorted; docs/scale.md says how much.
 from __future__ import annotations
 
 import bisect
+import ctypes
 import dataclasses
+import gc
 import json
 import logging
 import resource
@@ -229,6 +231,18 @@ def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
 
 
+def _give_back_memory() -> None:
+    """Return the heap memory freed so far to the system (glibc ``malloc_trim``; a no-op where there is none): after
+    a stage drops what it held (the labels stage's dictionaries and lists), the next stage starts from the memory
+    still in use, not from the previous stage's peak. ~35 MB at the MetaQA KB x2 (docs/scale.md)."""
+    gc.collect()
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
+
+
 def vector_index_for(settings: Settings, folder: Path, backend: dict[str, Any]) -> VectorIndex:
     """The vector index a version's manifest ``backend`` entry describes (``edge`` or ``server``)."""
     if backend.get("kind") == "edge":
@@ -364,6 +378,7 @@ class _Stages:
         yield
         self.metrics[f"{name}_s"] = round(time.perf_counter() - start, 3)
         self.metrics[f"{name}_peak_rss_mb"] = _peak_rss_mb()
+        _give_back_memory()
         self.done += STAGE_WEIGHTS[name]
         if self.progress is not None:
             self.progress(min(self.done, 1.0))
