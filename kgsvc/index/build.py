@@ -305,7 +305,12 @@ def build_index(
     Notes
     -----
     Builds of one dataset are serialised within a process. Time is dominated by embedding the distinct label
-    texts (O(texts) forward passes); memory by the label tables and the embeddings (texts x dimension float32).
+    texts (O(texts) forward passes). Memory, stage by stage (docs/scale.md, "Memory of a full build"): the labels
+    stage of a full build holds Python dictionaries of every term and label (O(n), the largest stage); the
+    embedding stage one chunk of rows at a time (the ``texts x dimension`` table is written row by row into the
+    version's file, :mod:`kgsvc.index.rows`) plus the model; the vectors stage one batch of rows and one Qdrant
+    Edge part (:data:`kgsvc.index.vectors.PART_POINTS` points); the snapshot stage O(m) id arrays. Freed heap is
+    given back at the end of each stage.
     """
     with _dataset_lock(dataset):
         info = catalog.get(dataset)
