@@ -11,7 +11,9 @@ so each stage's peak is its own, not the process's so far)::
 ``--fake`` replaces the model by a deterministic stand-in (a unit vector seeded by each text's CRC-32, 384
 dimensions, no torch): the graph-dependent memory without the model's few hundred MB and without the minutes of
 forward passes. Without it the real model runs (loaded before the build starts; its RSS is reported as ``model``).
-The checkout whose ``kgsvc`` runs is ``PYTHONPATH``'s (or this one's).
+The checkout whose ``kgsvc`` runs is ``PYTHONPATH``'s: set it (``PYTHONPATH=$PWD``), since ``python bench/...``
+puts ``bench/`` first on the path and would otherwise import the installed kgsvc (an editable install of
+another checkout); the JSON's ``kgsvc`` names the one that ran.
 """
 
 from __future__ import annotations
