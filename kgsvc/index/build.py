@@ -73,6 +73,9 @@ whole, the text -> nodes CSR re-sorted; docs/scale.md says how much.
 from __future__ import annotations
 
 import bisect
+import ctypes
+import dataclasses
+import gc
 import json
 import logging
 import resource
@@ -91,7 +94,7 @@ from kgsvc import faults, interrupt
 from kgsvc.catalog import Catalog
 from kgsvc.errors import IndexError_, StoreError
 from kgsvc.index.changes import changed_subjects, forget_changes
-from kgsvc.index.chunks import embed_planned, forget_plans
+from kgsvc.index.chunks import embed_planned, embed_planned_into, forget_plans
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import searched_exactly
 from kgsvc.index.labels import (
@@ -108,7 +111,7 @@ from kgsvc.index.layers import (
     Layers,
     embeddings_file,
     extend_layers,
-    fresh_layers,
+    file_layers,
     needs_compaction,
     points_file,
     read_layers,
@@ -122,6 +125,7 @@ from kgsvc.index.names import (
     encode_bounded,
     name_plan,
 )
+from kgsvc.index.rows import ROW_BATCH, create_rows, iter_rows, write_rows
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.strings import StringTable, TextLabels, read_strings, write_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
@@ -227,6 +231,18 @@ def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
 
 
+def _give_back_memory() -> None:
+    """Return the heap memory freed so far to the system (glibc ``malloc_trim``; a no-op where there is none): after
+    a stage drops what it held (the labels stage's dictionaries and lists), the next stage starts from the memory
+    still in use, not from the previous stage's peak. ~35 MB at the MetaQA KB x2 (docs/scale.md)."""
+    gc.collect()
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
+
+
 def vector_index_for(settings: Settings, folder: Path, backend: dict[str, Any]) -> VectorIndex:
     """The vector index a version's manifest ``backend`` entry describes (``edge`` or ``server``)."""
     if backend.get("kind") == "edge":
@@ -289,7 +305,12 @@ def build_index(
     Notes
     -----
     Builds of one dataset are serialised within a process. Time is dominated by embedding the distinct label
-    texts (O(texts) forward passes); memory by the label tables and the embeddings (texts x dimension float32).
+    texts (O(texts) forward passes). Memory, stage by stage (docs/scale.md, "Memory of a full build"): the labels
+    stage of a full build holds Python dictionaries of every term and label (O(n), the largest stage); the
+    embedding stage one chunk of rows at a time (the ``texts x dimension`` table is written row by row into the
+    version's file, :mod:`kgsvc.index.rows`) plus the model; the vectors stage one batch of rows and one Qdrant
+    Edge part (:data:`kgsvc.index.vectors.PART_POINTS` points); the snapshot stage O(m) id arrays. Freed heap is
+    given back at the end of each stage.
     """
     with _dataset_lock(dataset):
         info = catalog.get(dataset)
@@ -362,6 +383,7 @@ class _Stages:
         yield
         self.metrics[f"{name}_s"] = round(time.perf_counter() - start, 3)
         self.metrics[f"{name}_peak_rss_mb"] = _peak_rss_mb()
+        _give_back_memory()
         self.done += STAGE_WEIGHTS[name]
         if self.progress is not None:
             self.progress(min(self.done, 1.0))
@@ -411,6 +433,7 @@ def _build(
         else:
             tables = patch_tables(base, subjects, rows, languages=languages, plan=plan)
         label_literals = _write_tables(folder, tables)
+        tables = _mapped_tables(folder, tables)  # the later stages read the files: the Python lists of terms go
     incremental = base is not None
     stages.metrics["mode"] = "incremental" if incremental else "full"
     stages.metrics["changed_subjects"] = len(subjects) if incremental and subjects is not None else None
@@ -430,9 +453,10 @@ def _build(
             helpers,
             stages,
             folder.parent / EMBEDDING_FOLDER,
+            folder,
         )
         for name, layer in layers.items():
-            write_layers(folder, name, layer, base_from=previous if kept else None)
+            write_layers(folder, name, layer, base_from=previous if kept else None, base_written=not kept)
     stages.metrics["layers"] = "delta" if kept else "base"
     # only a text longer than a short literal can go unembedded (kgsvc.index.names.embedded)
     long_texts = _longer_than(tables.node_texts, LITERAL_EMBED_MAX_CHARS)
@@ -588,6 +612,20 @@ def load_tables(folder: Path) -> LabelTables:
     )
 
 
+def _mapped_tables(folder: Path, tables: LabelTables) -> LabelTables:
+    """``tables`` with its term and text tables replaced by the memory-mapped ones written in ``folder`` (the same
+    strings): the lists of every term and label a full pass made are freed, O(1) memory instead of O(n)."""
+    texts = {kind: read_strings(folder, f"{kind}_texts") for kind in _KIND.values()}
+    return dataclasses.replace(
+        tables,
+        node_terms=read_strings(folder, "node_terms"),
+        relation_terms=read_strings(folder, "relation_terms"),
+        node_texts=texts["node"],
+        relation_texts=texts["relation"],
+        node_labels=TextLabels(texts["node"], tables.node_text_ids),
+    )
+
+
 def _layered(previous: Path) -> bool:
     """Whether the version in ``previous`` keeps its embeddings in layers over a shared Qdrant Edge base."""
     try:
@@ -624,55 +662,99 @@ def _embed_layers(
     helpers: Callable[[Path], None] | None,
     stages: _Stages,
     plans: Path,
+    folder: Path,
 ) -> tuple[dict[str, Layers], bool]:
     """The layers of both collections, embedding only the texts the previous version did not have.
 
     With ``old`` (the previous version's tables, patched by an incremental build on Qdrant Edge) and a layered
     previous version, the new texts go to the delta over the previous base (:func:`kgsvc.index.layers.extend_layers`,
     O(texts + delta)); the second value is then ``True`` (the base is kept). Otherwise, or when
-    :func:`~kgsvc.index.layers.needs_compaction`, a fresh base of every text's embedding (reused rows gathered
-    from the previous version, O(texts · dimension)). New texts are embedded in resumable chunks under ``plans``
-    (:func:`kgsvc.index.chunks.embed_planned`); counts go to ``stages.metrics``.
+    :func:`~kgsvc.index.layers.needs_compaction`, a fresh base of every text's embedding is written into
+    ``folder`` row by row (reused rows gathered from the previous version, new texts embedded in resumable chunks
+    under ``plans``: :func:`kgsvc.index.chunks.embed_planned_into`) and returned memory-mapped. Counts go to
+    ``stages.metrics``.
+
+    Notes
+    -----
+    Memory: O(texts) ids and Python look-ups, one chunk (:data:`~kgsvc.index.chunks.CHUNK_TEXTS`) or batch
+    (:data:`~kgsvc.index.rows.ROW_BATCH`) of rows at a time for a base (never the ``texts x dimension`` table),
+    the delta's rows for a delta (at most :data:`~kgsvc.index.layers.LAYER_MAX_SHARE` of the base).
     """
     chunks: dict[str, int] = {}
+    dimension = embedder.dimension
 
-    def encoder(label_names: Container[str], progress: Callable[[int, int], None] | None) -> Encode:
+    def count(counts: dict[str, int]) -> None:
+        for key, value in counts.items():
+            chunks[key] = chunks.get(key, 0) + value
+
+    def embed_into(texts: Sequence[str], at: npt.NDArray[np.int64], path: Path, label_names: Container[str]) -> None:
+        """Embed texts ``at`` (the :func:`embedded` ones; the others keep their zero rows) into the table ``path``."""
+        short = np.fromiter((i for i in at.tolist() if embedded(texts[i], label_names)), dtype=np.int64)
+        if short.shape[0] == 0:
+            return
+        progress = stages.within("embedding") if label_names is names else None
+        count(
+            embed_planned_into(
+                embedder,
+                [texts[i] for i in short.tolist()],
+                plans,
+                lambda start, rows: write_rows(path, short[start : start + rows.shape[0]], rows),
+                helpers=helpers,
+                progress=progress,
+            )
+        )
+
+    def encoder(label_names: Container[str]) -> Encode:  # the delta's new texts (few): in memory
         def planned(texts: Sequence[str]) -> npt.NDArray[np.float32]:
-            rows, counts = embed_planned(embedder, list(texts), plans, helpers=helpers, progress=progress)
-            for key, value in counts.items():
-                chunks[key] = chunks.get(key, 0) + value
+            rows, counts = embed_planned(embedder, list(texts), plans, helpers=helpers)
+            count(counts)
             return rows
 
-        return lambda texts: encode_bounded(planned, texts, dimension=embedder.dimension, names=label_names)
+        return lambda texts: encode_bounded(planned, texts, dimension=dimension, names=label_names)
 
-    collections = {
-        NODE_LABELS: (tables.node_texts, encoder(names, stages.within("embedding"))),
-        RELATION_LABELS: (tables.relation_texts, encoder(set(tables.relation_texts), None)),
+    collections: dict[str, tuple[Sequence[str], Container[str]]] = {
+        NODE_LABELS: (tables.node_texts, names),
+        RELATION_LABELS: (tables.relation_texts, set(tables.relation_texts)),
     }
     before = _previous_layers(embedder, previous)
     layers: dict[str, Layers] = {}
     embedded_texts = 0
     if old is not None and before and previous is not None and _layered(previous):
-        for name, (texts, encode) in collections.items():
+        for name, (texts, label_names) in collections.items():
             old_texts = old.node_texts if name == NODE_LABELS else old.relation_texts
             remap = tables.node_text_remap if name == NODE_LABELS else None
-            layers[name], added, removed = extend_layers(before[name], texts, old_texts, encode, remap=remap)
+            layers[name], added, removed = extend_layers(
+                before[name], texts, old_texts, encoder(label_names), remap=remap
+            )
             stages.metrics[f"{_KIND[name]}_points_upserted"] = added
             stages.metrics[f"{_KIND[name]}_points_deleted"] = removed
             embedded_texts += added
         kept = not any(needs_compaction(layer) for layer in layers.values())
         if not kept:  # compaction: a new base of the same embeddings
-            layers = {name: fresh_layers(layer.text_vectors()) for name, layer in layers.items()}
+            layers = {name: _compacted(folder / embeddings_file(name), layer) for name, layer in layers.items()}
     else:
         kept = False
-        for name, (texts, encode) in collections.items():
-            rows, reused = _reuse_rows(texts, _previous_texts(previous, name, old), before.get(name), encode)
-            layers[name] = fresh_layers(rows)
-            embedded_texts += len(texts) - reused
+        for name, (texts, label_names) in collections.items():
+            path = folder / embeddings_file(name)
+            create_rows(path, len(texts), dimension)
+            new = _reuse_rows(texts, _previous_texts(previous, name, old), before.get(name), path)
+            embed_into(texts, new, path, label_names)
+            layers[name] = file_layers(path)
+            embedded_texts += int(new.shape[0])
     stages.metrics.update(chunks)
     stages.metrics["embedded_texts"] = embedded_texts
     stages.metrics["reused_texts"] = len(tables.node_texts) + len(tables.relation_texts) - embedded_texts
     return layers, kept
+
+
+def _compacted(path: Path, layers: Layers) -> Layers:
+    """A new base in ``path`` holding every text's embedding of ``layers`` (text-ordered), written in batches of
+    :data:`~kgsvc.index.rows.ROW_BATCH` rows. O(texts · dimension) time, O(batch) memory."""
+    n = int(layers.points.shape[0])
+    create_rows(path, n, int(layers.base.shape[1]))
+    for start in range(0, n, ROW_BATCH):
+        write_rows(path, start, layers.rows(layers.points[start : start + ROW_BATCH]))
+    return file_layers(path)
 
 
 class _NameTexts(Container[str]):
@@ -712,22 +794,20 @@ def _previous_texts(previous: Path | None, collection: str, old: LabelTables | N
 
 
 def _reuse_rows(
-    texts: Sequence[str], old_texts: Sequence[str], old: Layers | None, encode: Encode
-) -> tuple[npt.NDArray[np.float32], int]:
-    """Every text's embedding, text-ordered: the rows of ``old`` for the texts of ``old_texts``, ``encode`` for the
-    others; returns them and how many were reused. O(texts · dimension)."""
+    texts: Sequence[str], old_texts: Sequence[str], old: Layers | None, path: Path
+) -> npt.NDArray[np.int64]:
+    """Write into the table ``path`` (text-ordered, created) the rows of ``old`` for the texts of ``old_texts``, in
+    batches; returns the ids of the other texts (to embed). O(texts) look-ups, O(batch) rows in memory."""
     if old is None or old.points.shape[0] != len(old_texts):
-        return encode(list(texts)), 0
+        return np.arange(len(texts), dtype=np.int64)
     row_of = {text: i for i, text in enumerate(old_texts)}
-    hits = [(i, row_of[t]) for i, t in enumerate(texts) if t in row_of]
-    new = [i for i, t in enumerate(texts) if t not in row_of]
-    vectors = np.empty((len(texts), old.base.shape[1]), dtype=np.float32)
-    if hits:
-        at, rows = (np.fromiter(column, dtype=np.int64, count=len(hits)) for column in zip(*hits, strict=True))
-        vectors[at] = old.rows(old.points[rows])
-    if new:
-        vectors[new] = encode([texts[i] for i in new])
-    return vectors, len(hits)
+    found = np.fromiter((row_of.get(t, -1) for t in texts), dtype=np.int64, count=len(texts))
+    del row_of
+    hits = np.flatnonzero(found >= 0)
+    for start in range(0, hits.shape[0], ROW_BATCH):
+        at = hits[start : start + ROW_BATCH]
+        write_rows(path, at, old.rows(old.points[found[at]]))
+    return np.flatnonzero(found < 0)
 
 
 def _write_collections(
@@ -735,18 +815,23 @@ def _write_collections(
 ) -> dict[str, bool]:
     """Fill new collections with the (fresh) bases of ``layers``: Qdrant Edge shards under
     ``shards/v<version>/`` beside the version folders (``backend["shards"]`` names it), or server collections.
-    Returns which collections have an HNSW graph. O(points) inserts plus the HNSW build."""
+    Returns which collections have an HNSW graph. O(points) inserts plus the HNSW build; memory: one batch of rows
+    on this side (the base is read from its file), plus what the vector store keeps (Qdrant Edge: its shards)."""
     if backend["kind"] == "edge":
         backend["shards"] = f"v{version}"
         shutil.rmtree(folder.parent / SHARDS_FOLDER / backend["shards"], ignore_errors=True)  # a killed attempt's
     hnsw: dict[str, bool] = {}
     with vector_index_for(settings, folder, backend) as vectors:
         for name, layer in layers.items():
-            rows = layer.base
+            n, dimension = (int(size) for size in layer.base.shape)
             # a collection searched exactly (kgsvc.index.exact) needs no HNSW graph: a cheap finish()
-            hnsw[name] = not searched_exactly(rows.shape[0], rows.shape[1])
-            vectors.create_collection(name, int(rows.shape[1]), hnsw=hnsw[name])
-            vectors.add(name, rows)
+            hnsw[name] = not searched_exactly(n, dimension)
+            vectors.create_collection(name, dimension, hnsw=hnsw[name])
+            if layer.base_file is None:
+                vectors.add(name, layer.base)
+            else:  # in batches read from the file (kgsvc.index.rows): the base is never resident whole
+                for start, rows in iter_rows(layer.base_file):
+                    vectors.add(name, rows, start=start)
             vectors.finish(name)
     return hnsw
 

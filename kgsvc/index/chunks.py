@@ -14,7 +14,11 @@ exist. A chunk is claimed by creating its lock file exclusively (it names the ho
 holder process is gone (same host) or older than :data:`STALE_LOCK_S` (another host) is taken over. The build
 deletes the plan folder once its version is complete.
 
-Memory per process: the model plus one chunk of texts and vectors; the assembled result is the caller's.
+Memory per process: the model plus one chunk of vectors, and the plan's texts (a list of strings). A build passes
+each chunk's rows, in order, to a callback (:func:`embed_planned_into`: the build writes them into the version's
+row file, :mod:`kgsvc.index.rows`), so it holds one chunk at a time; :func:`embed_planned` assembles them in memory
+(O(texts x dimension): for small inputs and tests). Chunks are embedded without the :class:`Embedder`'s text cache
+(``cache=False``), which would otherwise keep up to :data:`kgsvc.index.embed.CACHE_TEXTS` rows per process.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ __all__ = [
     "CHUNK_TEXTS",
     "STALE_LOCK_S",
     "embed_planned",
+    "embed_planned_into",
     "forget_plans",
     "plan_folder",
     "work_on_plan",
@@ -138,7 +143,7 @@ def work_on_plan(
                 continue
             try:
                 if not target.exists():
-                    rows = embedder.encode(texts[i * size : (i + 1) * size])
+                    rows = embedder.encode(texts[i * size : (i + 1) * size], cache=False)
                     temporary = folder / f"{i}.{os.getpid()}.tmp.npy"
                     np.save(temporary, rows, allow_pickle=False)
                     os.replace(temporary, target)
@@ -155,6 +160,44 @@ def work_on_plan(
     return done
 
 
+def embed_planned_into(
+    embedder: Embedder,
+    texts: list[str],
+    root: Path,
+    into: Callable[[int, npt.NDArray[np.float32]], None],
+    *,
+    chunk: int | None = None,
+    helpers: Callable[[Path], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, int]:
+    """Embed ``texts`` through a plan under ``root`` and pass the rows to ``into(first text, rows)`` chunk by chunk,
+    in order: chunks done by an earlier, killed attempt are reused, ``helpers(plan folder)`` may start other
+    processes on the plan, and this process works on it too. ``chunk``: texts per chunk (default
+    :data:`CHUNK_TEXTS`); a plan found from an earlier attempt keeps its own. ``progress`` as in
+    :func:`work_on_plan`.
+
+    Returns counts ``{"chunks", "reused_chunks", "embedded_chunks"}``. The plan folder is left for the caller to
+    delete (:func:`shutil.rmtree`) once the result is safely stored.
+
+    Notes
+    -----
+    Memory: one chunk of rows at a time (read back from its file after every chunk exists), plus ``texts``.
+    """
+    if not texts:
+        return {"chunks": 0, "reused_chunks": 0, "embedded_chunks": 0}
+    folder = plan_folder(root, embedder.model_path, texts)
+    write_plan(folder, embedder.model_path, texts, chunk or CHUNK_TEXTS)
+    size = int(json.loads((folder / _PLAN).read_text(encoding="utf-8"))["chunk"])
+    chunks = (len(texts) + size - 1) // size
+    reused = sum(1 for i in range(chunks) if (folder / f"{i}.npy").exists())
+    if helpers is not None and reused < chunks - 1:
+        helpers(folder)
+    embedded = work_on_plan(folder, embedder, wait=True, progress=progress)
+    for i in range(chunks):
+        into(i * size, np.load(folder / f"{i}.npy", allow_pickle=False))
+    return {"chunks": chunks, "reused_chunks": reused, "embedded_chunks": embedded}
+
+
 def embed_planned(
     embedder: Embedder,
     texts: list[str],
@@ -164,26 +207,13 @@ def embed_planned(
     helpers: Callable[[Path], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[npt.NDArray[np.float32], dict[str, int]]:
-    """Embeddings of ``texts`` through a plan under ``root``: chunks done by an earlier, killed attempt are reused,
-    ``helpers(plan folder)`` may start other processes on the plan, and this process works on it too. ``chunk``:
-    texts per chunk (default :data:`CHUNK_TEXTS`); a plan found from an earlier attempt keeps its own.
-    ``progress`` as in :func:`work_on_plan`.
-
-    Returns the rows (in ``texts`` order) and counts ``{"chunks", "reused_chunks", "embedded_chunks"}``. The plan
-    folder is left for the caller to delete (:func:`shutil.rmtree`) once the result is safely stored.
-    """
-    if not texts:
-        return embedder.encode([]), {"chunks": 0, "reused_chunks": 0, "embedded_chunks": 0}
-    folder = plan_folder(root, embedder.model_path, texts)
-    write_plan(folder, embedder.model_path, texts, chunk or CHUNK_TEXTS)
-    size = int(json.loads((folder / _PLAN).read_text(encoding="utf-8"))["chunk"])
-    chunks = (len(texts) + size - 1) // size
-    reused = sum(1 for i in range(chunks) if (folder / f"{i}.npy").exists())
-    if helpers is not None and reused < chunks - 1:
-        helpers(folder)
-    embedded = work_on_plan(folder, embedder, wait=True, progress=progress)
-    rows = np.concatenate([np.load(folder / f"{i}.npy", allow_pickle=False) for i in range(chunks)])
-    return rows, {"chunks": chunks, "reused_chunks": reused, "embedded_chunks": embedded}
+    """:func:`embed_planned_into` with the rows assembled in memory (O(texts x dimension)): returns the rows (in
+    ``texts`` order) and the counts."""
+    parts: list[npt.NDArray[np.float32]] = []
+    counts = embed_planned_into(
+        embedder, texts, root, lambda _, rows: parts.append(rows), chunk=chunk, helpers=helpers, progress=progress
+    )
+    return (np.concatenate(parts) if parts else embedder.encode([])), counts
 
 
 def forget_plans(root: Path) -> None:

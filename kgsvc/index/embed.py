@@ -140,8 +140,11 @@ class Embedder:
         only, no ``##`` continuation pieces); empty when the folder has none. Read once per folder."""
         return _vocabulary(self.model_path)
 
-    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def encode(self, texts: Sequence[str], *, cache: bool = True) -> npt.NDArray[np.float32]:
         """Embed ``texts``; returns float32 of shape ``(len(texts), dimension)``, each row of L2 norm 1.
+
+        ``cache=False``: neither read nor fill the process cache (a build's chunks: the rows go to a file, and the
+        cache would keep up to :data:`CACHE_TEXTS` of them in memory for nothing).
 
         Raises
         ------
@@ -162,8 +165,8 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with _LOCK:
-            cache = _CACHES.setdefault(self.model_path, OrderedDict())
-            known = {t: cache[t] for t in set(texts) if t in cache}
+            kept = _CACHES.setdefault(self.model_path, OrderedDict()) if cache else OrderedDict()
+            known = {t: kept[t] for t in set(texts) if t in kept}
         missing = sorted(set(texts) - known.keys())
         if missing:
             step = self.batch_size * _BATCHES_PER_CHECK
@@ -182,12 +185,13 @@ class Embedder:
             fresh = np.concatenate(parts)
             fresh = unit_rows(fresh)  # exact renormalisation in float32 (the model normalises in its own dtype)
             known.update(zip(missing, (row.copy() for row in fresh), strict=True))
-        with _LOCK:
-            for text, row in known.items():
-                cache[text] = row
-                cache.move_to_end(text)
-            while len(cache) > CACHE_TEXTS:
-                cache.popitem(last=False)
+        if cache:
+            with _LOCK:
+                for text, row in known.items():
+                    kept[text] = row
+                    kept.move_to_end(text)
+                while len(kept) > CACHE_TEXTS:
+                    kept.popitem(last=False)
         return np.stack([known[t] for t in texts])
 
     def __repr__(self) -> str:

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from kgsvc.index.rows import take_rows
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "delta_file",
     "embeddings_file",
     "extend_layers",
+    "file_layers",
     "fresh_layers",
     "needs_compaction",
     "points_file",
@@ -78,6 +80,9 @@ class Layers:
 
     ``labels[p]`` is the text id of point ``p`` (``-1``: a tombstone); ``shard_labels[p]`` is the text id of the
     base Qdrant collection's point ``p`` (the same as ``labels[:B]`` except in versions written before the layers).
+    ``base_file``: the ``.npy`` file the base is mapped from, when it is; :meth:`rows` then reads base rows through a
+    mapping of their own (:func:`kgsvc.index.rows.take_rows`), so gathering every row in batches does not leave the
+    whole base resident in the process.
     """
 
     base: npt.NDArray[np.float32]
@@ -85,6 +90,7 @@ class Layers:
     points: npt.NDArray[np.int64]
     labels: npt.NDArray[np.int64]
     shard_labels: npt.NDArray[np.int64]
+    base_file: Path | None = None
 
     @property
     def n_base(self) -> int:
@@ -101,7 +107,7 @@ class Layers:
         points = np.asarray(points, dtype=np.int64)
         out = np.empty((points.shape[0], self.base.shape[1]), dtype=np.float32)
         low = points < self.n_base
-        out[low] = self.base[points[low]]
+        out[low] = self.base[points[low]] if self.base_file is None else take_rows(self.base_file, points[low])
         out[~low] = self.delta[points[~low] - self.n_base]
         return out
 
@@ -117,16 +123,27 @@ def _labels(points: npt.NDArray[np.int64], total: int) -> npt.NDArray[np.int64]:
     return labels
 
 
-def _layers(base: npt.NDArray[np.float32], delta: npt.NDArray[np.float32], points: npt.NDArray[np.int64]) -> Layers:
+def _layers(
+    base: npt.NDArray[np.float32],
+    delta: npt.NDArray[np.float32],
+    points: npt.NDArray[np.int64],
+    base_file: Path | None = None,
+) -> Layers:
     labels = _labels(points, base.shape[0] + delta.shape[0])
-    return Layers(base, delta, points, labels, labels[: base.shape[0]])
+    return Layers(base, delta, points, labels, labels[: base.shape[0]], base_file)
 
 
-def fresh_layers(rows: npt.NDArray[np.float32]) -> Layers:
-    """A new base holding ``rows`` (text-ordered: point p is text p) and an empty delta."""
+def fresh_layers(rows: npt.NDArray[np.float32], *, base_file: Path | None = None) -> Layers:
+    """A new base holding ``rows`` (text-ordered: point p is text p) and an empty delta; ``base_file``: the file
+    ``rows`` are mapped from (:attr:`Layers.base_file`)."""
     rows = np.asarray(rows, dtype=np.float32)
     points = np.arange(rows.shape[0], dtype=np.int64)
-    return Layers(rows, rows[:0], points, points, points)
+    return Layers(rows, np.zeros((0, rows.shape[1]), dtype=np.float32), points, points, points, base_file)
+
+
+def file_layers(path: Path) -> Layers:
+    """:func:`fresh_layers` over the base table in ``path``, memory-mapped (nothing read). O(texts) for the points."""
+    return fresh_layers(np.load(path, mmap_mode="r", allow_pickle=False), base_file=path)
 
 
 def read_layers(folder: Path, collection: str) -> Layers:
@@ -140,17 +157,18 @@ def read_layers(folder: Path, collection: str) -> Layers:
     OSError, ValueError
         When a file is missing or unreadable.
     """
-    base = np.load(folder / embeddings_file(collection), mmap_mode="r", allow_pickle=False)
+    base_file = folder / embeddings_file(collection)
+    base = np.load(base_file, mmap_mode="r", allow_pickle=False)
     points_path = folder / points_file(collection)
     points = np.load(points_path, allow_pickle=False).astype(np.int64) if points_path.exists() else None
     if not (folder / delta_file(collection)).exists():  # before the layers: rows by text id
         texts = np.arange(base.shape[0], dtype=np.int64)
         shard = texts if points is None else _labels(points, int(points.max(initial=-1)) + 1)
-        return Layers(base, base[:0], texts, texts, shard)
+        return Layers(base, np.zeros((0, base.shape[1]), dtype=np.float32), texts, texts, shard, base_file)
     delta = np.load(folder / delta_file(collection), allow_pickle=False)
     if points is None or delta.ndim != 2 or delta.shape[1] != base.shape[1]:
         raise ValueError(f"{folder}: inconsistent layers of {collection}")
-    return _layers(base, delta, points)
+    return _layers(base, delta, points, base_file)
 
 
 def extend_layers(
@@ -190,7 +208,7 @@ def extend_layers(
             points[i] = point
     added = encode([texts[i] for i in new]) if new else previous.delta[:0]
     delta = np.concatenate([previous.delta, np.asarray(added, dtype=np.float32)])
-    return _layers(previous.base, delta, points), len(new), len(old_texts) - (len(texts) - len(new))
+    return _layers(previous.base, delta, points, previous.base_file), len(new), len(old_texts) - (len(texts) - len(new))
 
 
 def needs_compaction(layers: Layers) -> bool:
@@ -200,11 +218,16 @@ def needs_compaction(layers: Layers) -> bool:
     return bool(extra > max(LAYER_MIN_POINTS, LAYER_MAX_SHARE * layers.n_base))
 
 
-def write_layers(folder: Path, collection: str, layers: Layers, *, base_from: Path | None = None) -> None:
+def write_layers(
+    folder: Path, collection: str, layers: Layers, *, base_from: Path | None = None, base_written: bool = False
+) -> None:
     """Write ``layers`` into the version ``folder``; ``base_from``: the folder of a version with the same base,
-    whose base file is hard-linked (copied where links fail) instead of written. O(delta + texts) with a link."""
+    whose base file is hard-linked (copied where links fail) instead of written; ``base_written``: the base file is
+    in place already (written row by row, :mod:`kgsvc.index.rows`). O(delta + texts) with a link or in place."""
     target = folder / embeddings_file(collection)
-    if base_from is None:
+    if base_written:
+        pass
+    elif base_from is None:
         np.save(target, layers.base, allow_pickle=False)
     else:
         try:

@@ -14,8 +14,9 @@ Distances are **true L2** (Qdrant's ``Euclid`` score, not squared). With unit ve
 
 Implementations (same interface, same collections):
 
-* :class:`EdgeVectorIndex` — ``qdrant-edge-py``, one Edge shard per collection in the version folder; HNSW
-  is built once with :meth:`EdgeShard.optimize`. The embedded default.
+* :class:`EdgeVectorIndex` — ``qdrant-edge-py``, a collection is one Edge shard per part of
+  :data:`PART_POINTS` points in the version folder (a build holds one part in memory); HNSW is built once per
+  part with :meth:`EdgeShard.optimize`. The embedded default.
 * :class:`ServerVectorIndex` — ``qdrant-client``: a Qdrant server (``Settings.qdrant_url``), or local mode
   (``path=`` / ``":memory:"``, brute force, for tests). Collections are named ``{prefix}{collection}`` so
   that versions of many datasets share one server.
@@ -27,6 +28,7 @@ The HNSW parameters are module constants (recall is benchmarked elsewhere): :dat
 from __future__ import annotations
 
 import abc
+import json
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,6 +47,7 @@ __all__ = [
     "HNSW_M",
     "LABEL_VECTOR",
     "NODE_LABELS",
+    "PART_POINTS",
     "RELATION_LABELS",
     "EdgeVectorIndex",
     "ServerVectorIndex",
@@ -68,6 +71,12 @@ FULL_SCAN_THRESHOLD_KB = 1_000
 _NO_HNSW_KB = 2**31 - 1  # a segment never reaches it: no HNSW graph, exact scans
 
 _BATCH = 2_048
+#: Points per Qdrant Edge shard of a collection (:class:`EdgeVectorIndex`). Building a part of 384-d points holds
+#: 3.7-5 KB per point in Qdrant at its peak (inserts, then the HNSW build; 96 MB of vectors here: ~250-330 MB),
+#: whatever the collection's size; a search queries ``ceil(points / PART_POINTS)`` shards and merges them
+#: (docs/scale.md, "Memory of a full build").
+PART_POINTS = 65_536
+_PARTS = "parts.json"
 
 Hits = list[list[tuple[int, float]]]
 
@@ -163,22 +172,70 @@ class VectorIndex(abc.ABC):
 
 
 class EdgeVectorIndex(VectorIndex):
-    """Qdrant Edge shards under ``folder`` (one sub-folder per collection); opens existing ones lazily."""
+    """Qdrant Edge shards under ``folder``; opens existing ones lazily.
+
+    A collection is the folder ``folder/NAME`` holding ``parts.json`` and one Edge shard per **part**
+    (``part0``, ``part1``, …): part ``i`` holds the points ``i * P .. (i + 1) * P - 1`` (``P``:
+    :data:`PART_POINTS` when the collection was created, recorded in ``parts.json``). :meth:`add` fills the parts in
+    the order of their points and, when it moves on to a later part, builds the earlier one (HNSW) and closes it, so
+    a build holds one part's shard in memory, never the collection's (memory O(P), not O(points)). A search queries
+    every part and merges their hits (exact per part below the HNSW thresholds, as one shard would be). A folder
+    written before the parts (the shard itself in ``folder/NAME``) is read as one part.
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
-        self._shards: dict[str, Any] = {}
+        self._shards: dict[str, list[Any]] = {}  # searched: every part, loaded
+        self._writing: dict[str, tuple[int, Any]] = {}  # filled: the part being written and its shard
+        self._configs: dict[str, Any] = {}
 
-    def _shard(self, name: str) -> Any:
-        shard = self._shards.get(name)
-        if shard is None:
+    def _parts(self, name: str) -> list[Any]:
+        shards = self._shards.get(name)
+        if shards is None:
             from qdrant_edge import EdgeShard
 
+            self._close_writing(name)
             path = self.folder / name
             if not path.is_dir():
                 raise FileNotFoundError(f"no vector collection {name!r} under {self.folder}")
-            shard = self._shards[name] = EdgeShard.load(str(path))
+            if (path / _PARTS).exists():
+                count = sum(1 for p in path.iterdir() if p.name.startswith("part") and p.name[4:].isdigit())
+                shards = [EdgeShard.load(str(path / f"part{i}")) for i in range(count)]
+            else:  # written before the parts: the collection's one shard
+                shards = [EdgeShard.load(str(path))]
+            self._shards[name] = shards
+        return shards
+
+    def _part_points(self, name: str) -> int:
+        return int(json.loads((self.folder / name / _PARTS).read_text(encoding="utf-8"))["part_points"])
+
+    def _part(self, name: str, index: int) -> Any:
+        """The shard of part ``index``, open for writing; the part written before it is built and closed."""
+        writing = self._writing.get(name)
+        if writing is not None and writing[0] == index:
+            return writing[1]
+        self._close_writing(name)
+        from qdrant_edge import EdgeShard
+
+        path = self.folder / name / f"part{index}"
+        config = self._configs.get(name)
+        if path.is_dir():
+            shard = EdgeShard.load(str(path), config) if config is not None else EdgeShard.load(str(path))
+        elif config is None:
+            raise FileNotFoundError(f"vector collection {name!r} under {self.folder} has no part {index}")
+        else:
+            path.mkdir(parents=True)
+            shard = EdgeShard.create(str(path), config)
+        self._writing[name] = (index, shard)
         return shard
+
+    def _close_writing(self, name: str) -> None:
+        writing = self._writing.pop(name, None)
+        if writing is not None:
+            shard = writing[1]
+            shard.optimize()
+            shard.flush()
+            shard.close()
 
     def create_collection(
         self,
@@ -193,14 +250,13 @@ class EdgeVectorIndex(VectorIndex):
             Distance,
             EdgeConfig,
             EdgeOptimizersConfig,
-            EdgeShard,
             EdgeVectorParams,
             HnswIndexConfig,
         )
 
         sizes = {vector: dimension, **(extra_vectors or {})}
         threshold = FULL_SCAN_THRESHOLD_KB if hnsw else _NO_HNSW_KB
-        config = EdgeConfig(
+        self._configs[name] = EdgeConfig(
             vectors={key: EdgeVectorParams(size=size, distance=Distance.Euclid) for key, size in sizes.items()},
             hnsw_config=HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=threshold),
             optimizers=EdgeOptimizersConfig(indexing_threshold=threshold),
@@ -208,27 +264,30 @@ class EdgeVectorIndex(VectorIndex):
         )
         path = self.folder / name
         path.mkdir(parents=True, exist_ok=True)
-        self._shards[name] = EdgeShard.create(str(path), config)
+        (path / _PARTS).write_text(json.dumps({"part_points": PART_POINTS}), encoding="utf-8")
+        self._part(name, 0)  # an empty collection has one (empty) part
 
     def add(self, name: str, vectors: npt.ArrayLike, *, vector: str = LABEL_VECTOR, start: int = 0) -> None:
         from qdrant_edge import Point, UpdateOperation
 
         rows = _check_rows(vectors, "vectors")
-        shard = self._shard(name)
-        for offset in range(0, rows.shape[0], _BATCH):
-            chunk = rows[offset : offset + _BATCH].tolist()
-            points = [Point(start + offset + i, {vector: row}) for i, row in enumerate(chunk)]
-            shard.update(UpdateOperation.upsert_points(points))
+        size = self._part_points(name)
+        offset = 0
+        while offset < rows.shape[0]:
+            first = start + offset
+            part = first // size
+            stop = min(rows.shape[0], offset + _BATCH, (part + 1) * size - start)  # a batch stays in its part
+            points = [Point(first + i, {vector: row}) for i, row in enumerate(rows[offset:stop].tolist())]
+            self._part(name, part).update(UpdateOperation.upsert_points(points))
+            offset = stop
 
     def finish(self, name: str) -> None:
-        shard = self._shard(name)
-        shard.optimize()
-        shard.flush()
+        self._close_writing(name)
 
     def count(self, name: str) -> int:
         from qdrant_edge import CountRequest
 
-        return int(self._shard(name).count(CountRequest()))
+        return sum(int(shard.count(CountRequest())) for shard in self._parts(name))
 
     def _search(
         self, name: str, queries: npt.NDArray[np.float32], k: int, vector: str, exclude: list[int] | None
@@ -242,17 +301,23 @@ class EdgeVectorIndex(VectorIndex):
             QueryRequest(limit=k, query=Query.Nearest(row, using=vector), params=params, filter=where)
             for row in queries.tolist()
         ]
-        results = self._shard(name).query_batch(QueryBatchRequest(requests))
-        return [[(int(p.id), float(p.score)) for p in points] for points in results]
+        hits: Hits = [[] for _ in requests]
+        for shard in self._parts(name):  # every part's k nearest: the merge (VectorIndex.search) keeps the k best
+            for found, points in zip(hits, shard.query_batch(QueryBatchRequest(requests)), strict=True):
+                found.extend((int(p.id), float(p.score)) for p in points)
+        return hits
 
     def drop(self) -> None:
         self.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def close(self) -> None:
+        for name in list(self._writing):
+            self._close_writing(name)
         shards, self._shards = self._shards, {}
-        for shard in shards.values():
-            shard.close()
+        for parts in shards.values():
+            for shard in parts:
+                shard.close()
 
 
 class ServerVectorIndex(VectorIndex):

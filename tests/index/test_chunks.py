@@ -130,3 +130,28 @@ def test_the_build_job_reports_progress_by_stage_and_chunk(tmp_path: Path, monke
     chunk_steps = [p for p in seen if 0.1 < p < 0.9]
     assert len(chunk_steps) >= 3, seen  # inside the embedding stage: one step per chunk of 8 texts
     assert seen == sorted(seen) and seen[0] <= 0.1 and seen[-1] == 1.0, seen
+
+
+def test_chunks_are_written_one_by_one_into_a_row_file_equal_to_the_rows_in_memory(tmp_path: Path) -> None:
+    """The build's path (kgsvc.index.rows): each chunk's rows go to a file as they come, never all in memory."""
+    from kgsvc.index.rows import create_rows, iter_rows, write_rows
+
+    embedder = Embedder()
+    texts = [f"actor number {i}" for i in range(23)]
+    target = tmp_path / "vectors.npy"
+    create_rows(target, 30, embedder.dimension)
+    at = np.arange(30)[::-1][: len(texts)]  # scattered, descending positions: rows land where they are told
+    calls: list[tuple[int, int]] = []
+
+    def into(start: int, rows: np.ndarray) -> None:
+        calls.append((start, rows.shape[0]))
+        write_rows(target, at[start : start + rows.shape[0]], rows)
+
+    report = chunks.embed_planned_into(embedder, texts, tmp_path / "plans", into, chunk=5)
+    assert report == {"chunks": 5, "reused_chunks": 0, "embedded_chunks": 5}
+    assert calls == [(0, 5), (5, 5), (10, 5), (15, 5), (20, 3)]  # one call per chunk, in order
+    written = np.concatenate([rows for _, rows in iter_rows(target, batch=7)])
+    in_memory, _ = chunks.embed_planned(embedder, texts, tmp_path / "plans", chunk=5)  # same plan: reused
+    np.testing.assert_array_equal(written[at], in_memory)
+    np.testing.assert_array_equal(np.delete(written, at, axis=0), 0)  # the rest stays zero
+    np.testing.assert_allclose(in_memory, embedder.encode(texts), atol=1e-6)

@@ -52,9 +52,9 @@ class _Recording(Embedder):
 
     seen: list[str]
 
-    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def encode(self, texts: Sequence[str], *, cache: bool = True) -> npt.NDArray[np.float32]:
         self.seen = [*getattr(self, "seen", []), *texts]
-        return super().encode(texts)
+        return super().encode(texts, cache=cache)
 
 
 @pytest.fixture(scope="module")

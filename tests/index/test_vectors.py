@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kgsvc.index import vectors as vectors_module
 from kgsvc.index.embed import Embedder
 from kgsvc.index.vectors import GNN_VECTOR, NODE_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 
@@ -98,3 +99,45 @@ def test_edge_index_reopens_from_disk(tmp_path: Path, vectors: np.ndarray) -> No
         assert reopened.search(NODE_LABELS, vectors[5:6], 5) == before
         with pytest.raises(FileNotFoundError, match="relation_labels"):
             reopened.count("relation_labels")
+
+
+def test_an_edge_collection_in_parts_searches_as_one(
+    tmp_path: Path, vectors: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A collection larger than PART_POINTS is built part by part (one shard in memory at a time) and searched as
+    one: the merged hits equal brute force, exclusions and counts span the parts."""
+    monkeypatch.setattr(vectors_module, "PART_POINTS", 128)
+    with EdgeVectorIndex(tmp_path / "v") as built:
+        built.create_collection(NODE_LABELS, vectors.shape[1])
+        built.add(NODE_LABELS, vectors[:300])  # crosses two part boundaries in one call
+        built.add(NODE_LABELS, vectors[300:], start=300)
+        built.finish(NODE_LABELS)
+    parts = sorted(p.name for p in (tmp_path / "v" / NODE_LABELS).iterdir() if p.is_dir())
+    assert len(parts) == -(-len(vectors) // 128)
+    monkeypatch.setattr(vectors_module, "PART_POINTS", 10**6)  # a reader goes by the collection's parts.json
+    with EdgeVectorIndex(tmp_path / "v") as index:
+        assert index.count(NODE_LABELS) == len(vectors)
+        queries = np.vstack([vectors[[5, 200, 600]], Embedder().encode(["japanese animation"])])
+        for query, hits in zip(queries, index.search(NODE_LABELS, queries, 10), strict=True):
+            assert [i for i, _ in hits] == [i for i, _ in brute_force(vectors, query, 10)]
+        keep = np.ones(len(vectors), dtype=bool)
+        keep[[5, 200, 600]] = False
+        found = index.search(NODE_LABELS, queries[:3], 4, exclude=[5, 200, 600])
+        for query, hits in zip(queries[:3], found, strict=True):
+            expected = [int(np.flatnonzero(keep)[i]) for i, _ in brute_force(vectors[keep], query, 4)]
+            assert [i for i, _ in hits] == expected
+
+
+def test_an_edge_collection_written_before_the_parts_is_read(tmp_path: Path, vectors: np.ndarray) -> None:
+    from qdrant_edge import Distance, EdgeConfig, EdgeShard, EdgeVectorParams, Point, UpdateOperation
+
+    path = tmp_path / "v" / NODE_LABELS
+    path.mkdir(parents=True)
+    config = EdgeConfig(vectors={"label": EdgeVectorParams(size=vectors.shape[1], distance=Distance.Euclid)})
+    shard = EdgeShard.create(str(path), config)
+    shard.update(UpdateOperation.upsert_points([Point(i, {"label": row}) for i, row in enumerate(vectors.tolist())]))
+    shard.flush()
+    shard.close()
+    with EdgeVectorIndex(tmp_path / "v") as index:
+        assert index.count(NODE_LABELS) == len(vectors)
+        assert [hits[0][0] for hits in index.search(NODE_LABELS, vectors[:3], 1)] == [0, 1, 2]
