@@ -216,11 +216,15 @@ class CandidateRanker:
         views = {used: masked_views[frozenset(used)] for (_, used), _ in items}
         n_spans = len(spans)
         item_votes = []
+        # below a full set a signature the exemplars do not hold gets no share of their votes: twelve share their
+        # last steps with many wrong paths ("directed by" ends half the paths of a film graph) and tipped near ties
+        partial = opts.vote_full_at <= 0 or len(self.exemplars or ()) >= opts.vote_full_at
         for sig, used in (key for key, _ in items):
             votes = views[used].votes
             vote = votes.get(sig)
-            if vote is None:  # partial credit: the voted signature's last steps (what is asked) agree
+            if vote is None and partial:  # partial credit: the voted signature's last steps (what is asked) agree
                 vote = 0.5 * max((v * _suffix_share(sig, s) for s, v in votes.items()), default=0.0)
+            vote = vote or 0.0
             item_votes.append(vote)
         any_votes = any(v.votes for v in views.values())
         prior = (

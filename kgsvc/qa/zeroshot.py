@@ -91,6 +91,7 @@ __all__ = [
     "OF_MODIFIER",
     "OF_OBJECT",
     "OF_PASSIVE",
+    "OF_PASSIVE_ASKED",
     "OF_PREDICATE",
     "OF_SLOT",
     "OF_TAIL",
@@ -199,6 +200,9 @@ OF_PREDICATE = "\x00predicate"
 #: films *written* by the writer of X"): read away from the entity, the agent comes first, so a relation whose label
 #: writes the participle before "by" (*written by*) is walked back there, from the agent to the things.
 OF_PASSIVE = "\x00passive"
+#: Tags a participle before "by" whose agent is the asked wh-word ("the films of X were *directed* by who"): the
+#: answer is the agent, so such a relation is walked forward there, from the things to the agent.
+OF_PASSIVE_ASKED = "\x00passive asked"
 #: Tags a word that stands in a genitive ("X 's *daughter* 's gender", "the *offspring* of X") and names no relation by
 #: the margin: the construction says it is a relation step, the lexicon does not say which (:meth:`GraphLexicon.prob`).
 OF_SLOT = "\x00slot"
@@ -382,9 +386,15 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         agent = i + 2
         while agent < len(tokens) and tokens[agent] in _DETERMINERS:
             agent += 1
-        if tokens[i + 1] == "by" and content[i] and i not in entities and agent < len(tokens) and content[agent]:
-            if agent not in entities and tokens[agent] not in WH_WORDS:
-                roles.setdefault(i, OF_PASSIVE)
+        asked = agent < len(tokens) and tokens[agent] in WH_WORDS
+        if (
+            tokens[i + 1] == "by"
+            and content[i]
+            and i not in entities
+            and (asked or agent < len(tokens) and content[agent])
+        ):
+            if agent not in entities:
+                roles.setdefault(i, OF_PASSIVE_ASKED if tokens[agent] in WH_WORDS else OF_PASSIVE)
     return roles
 
 
@@ -1019,6 +1029,8 @@ class GraphLexicon(RelationLexicon):
         if role == OF_PASSIVE and outgoing and said_with(word, "by", key):
             return 1e-9  # "the films *written* by the writer of X": from the writer to the films, *written by* is
             # walked back
+        if role == OF_PASSIVE_ASKED and not outgoing and said_with(word, "by", key):
+            return 1e-9  # "the films of X were *written* by who": from the films to the writer, walked forward
         if role == OF_MODIFIER or (role == OF_ANSWER and LAST not in marks):
             return 1e-9  # the answer's class: at most the step that reaches the answer; a modifier of a class noun
             # that spells a relation's object ("which *vocal* choir") none
