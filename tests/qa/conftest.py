@@ -1,5 +1,6 @@
 """The sample KG loaded and indexed once per module (real store, real MiniLM embeddings, real snapshot);
-:func:`indexed_turtle` for a test's own small graph; :func:`zero_shot_answerer` and :func:`top_signature` for the
+:func:`indexed_turtle` for a test's own small graph, :func:`hand_answers` and :func:`top_answers` to compare it with
+hand-written SPARQL; :func:`zero_shot_answerer` and :func:`top_signature` for the
 ranking tests on small triple lists."""
 
 from __future__ import annotations
@@ -31,6 +32,19 @@ def indexed_turtle(folder: Path, dataset: str, turtle: str) -> Iterator[kgsvc.KG
         kg.load(folder / f"{dataset}.ttl", dataset=dataset)
         kg.build_index(dataset)
         yield kg
+
+
+def hand_answers(kg: kgsvc.KG, query: str, dataset: str) -> list[str]:
+    """The values of ``?x`` in the rows of the hand-written SPARQL ``query`` on ``dataset``, sorted."""
+    return sorted(str(row["x"].value) for row in kg.sparql(query, dataset=dataset).rows)
+
+
+def top_answers(kg: kgsvc.KG, question: str, dataset: str) -> list[str]:
+    """The answers of ``question`` on ``dataset`` tied at the best GSD, sorted (the answer must be grounded)."""
+    answer = kg.ask(question, dataset=dataset)
+    assert answer.grounded
+    best = answer.answers[0].gsd
+    return sorted(a.value for a in answer.answers if a.gsd == best)
 
 
 def zero_shot_answerer(kb: list[tuple[str, str, str]], name: str) -> QuestionAnswerer:

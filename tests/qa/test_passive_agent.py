@@ -20,7 +20,7 @@ import kgsvc
 from kgsvc.qa.align import question_tokens
 from kgsvc.qa.exemplars import MASK
 from kgsvc.qa.zeroshot import OF_PASSIVE, OF_PASSIVE_ASKED, OF_VERB, phrase_roles
-from tests.qa.conftest import indexed_turtle
+from tests.qa.conftest import hand_answers, indexed_turtle, top_answers
 
 NS = "https://kgsvc.local/films/"
 FILMS = f"""@prefix : <{NS}> .
@@ -49,14 +49,11 @@ def films(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
 
 
 def _hand(kg: kgsvc.KG, query: str) -> list[str]:
-    return sorted(str(row["x"]) for row in kg.sparql(PREFIX + query, dataset="films").rows)
+    return hand_answers(kg, PREFIX + query, "films")
 
 
 def _top(kg: kgsvc.KG, question: str) -> list[str]:
-    answer = kg.ask(question, dataset="films")
-    assert answer.grounded
-    best = answer.answers[0].gsd
-    return sorted(a.value for a in answer.answers if a.gsd == best)
+    return top_answers(kg, question, "films")
 
 
 #: The evidence is a subgraph match: distinct pattern variables are distinct nodes, so the films reached back from

@@ -18,7 +18,7 @@ import pytest
 import kgsvc
 from kgsvc.qa.graph import load_embedder
 from kgsvc.qa.zeroshot import GraphLexicon
-from tests.qa.conftest import indexed_turtle
+from tests.qa.conftest import hand_answers, indexed_turtle, top_answers
 
 NS = "https://kgsvc.local/kin/"
 GRAPH = f"""@prefix : <{NS}> .
@@ -66,14 +66,11 @@ def films(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
 
 
 def _hand(kg: kgsvc.KG, query: str, dataset: str = "kin") -> list[str]:
-    return sorted(str(row["x"].value) for row in kg.sparql(PREFIX + query, dataset=dataset).rows)
+    return hand_answers(kg, PREFIX + query, dataset)
 
 
 def _top(kg: kgsvc.KG, question: str, dataset: str = "kin") -> list[str]:
-    answer = kg.ask(question, dataset=dataset)
-    assert answer.grounded
-    best = answer.answers[0].gsd
-    return sorted(a.value for a in answer.answers if a.gsd == best)
+    return top_answers(kg, question, dataset)
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ import kgsvc
 from kgsvc.qa.align import question_tokens
 from kgsvc.qa.graph import load_embedder
 from kgsvc.qa.zeroshot import GraphLexicon, verb_phrases
-from tests.qa.conftest import indexed_turtle
+from tests.qa.conftest import hand_answers, indexed_turtle, top_answers
 
 NS = "https://kgsvc.local/kith/"
 GRAPH = f"""@prefix : <{NS}> .
@@ -64,14 +64,11 @@ def kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
 
 
 def _hand(kg: kgsvc.KG, query: str) -> list[str]:
-    return sorted(str(row["x"].value) for row in kg.sparql(PREFIX + query, dataset="kith").rows)
+    return hand_answers(kg, PREFIX + query, "kith")
 
 
 def _top(kg: kgsvc.KG, question: str) -> list[str]:
-    answer = kg.ask(question, dataset="kith")
-    assert answer.grounded
-    best = answer.answers[0].gsd
-    return sorted(a.value for a in answer.answers if a.gsd == best)
+    return top_answers(kg, question, "kith")
 
 
 @pytest.mark.parametrize(
