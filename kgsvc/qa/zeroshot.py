@@ -92,6 +92,7 @@ __all__ = [
     "OF_OBJECT",
     "OF_PASSIVE",
     "OF_PASSIVE_ASKED",
+    "OF_SHARED",
     "OF_PREDICATE",
     "OF_SLOT",
     "OF_TAIL",
@@ -203,6 +204,10 @@ OF_PASSIVE = "\x00passive"
 #: Tags a participle before "by" whose agent is the asked wh-word ("the films of X were *directed* by who"): the
 #: answer is the agent, so such a relation is walked forward there, from the things to the agent.
 OF_PASSIVE_ASKED = "\x00passive asked"
+#: Tags a share cue followed by a content word ("films that *share* actors with X", "the *same* director as X"): the
+#: role is this mark followed by that word, which says what is shared: where it names a relation, the cue explains
+#: only a step walking that relation back.
+OF_SHARED = "\x00shared "
 #: Tags a word that stands in a genitive ("X 's *daughter* 's gender", "the *offspring* of X") and names no relation by
 #: the margin: the construction says it is a relation step, the lexicon does not say which (:meth:`GraphLexicon.prob`).
 OF_SLOT = "\x00slot"
@@ -395,6 +400,9 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
         ):
             if agent not in entities:
                 roles.setdefault(i, OF_PASSIVE_ASKED if tokens[agent] in WH_WORDS else OF_PASSIVE)
+    for i in range(len(tokens) - 1):  # "films that *share* actors with X": what is shared
+        if tokens[i] in SHARE_CUES and content[i + 1] and i + 1 not in entities:
+            roles.setdefault(i, OF_SHARED + tokens[i + 1])
     return roles
 
 
@@ -1046,6 +1054,9 @@ class GraphLexicon(RelationLexicon):
         if word.startswith("co-"):
             cue, word = True, word[3:]
         if returning and cue:
+            shared = role[len(OF_SHARED) :] if role.startswith(OF_SHARED) else ""
+            if shared and self.best_contrast(shared) >= self.tau and self.contrast(shared, key) < self.tau:
+                return 1e-9  # "share *actors*": the value shared is the actors, not a director walked back
             return math.exp(self.beta * self.cue)
         if word in FUNCTION_WORDS or not word.strip("'"):
             return 1e-9
