@@ -50,7 +50,11 @@ someone do for a living", :func:`verb_phrases`) against the labels in the phrase
 the answer where it names a relation by the margin and better than its own words; "grandX" is read as X twice
 (:func:`split_grand`); a word in a genitive ("X 's *daughter* 's gender", :func:`genitive_slots`) that names no
 relation by the margin is a relation step the lexicon cannot place: unread it costs ``miss``, read as any step
-``miss^½``. Each step that no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
+``miss^½``. Since 2026-11-26 (speed): a participle before "by" says which way its relation is walked when the label
+writes it so (*written by*): back from an agent that is a noun phrase of the chain ("the films *written* by the
+writer of X", :data:`OF_PASSIVE`), forward to an agent that is the asked wh-word ("… *written* by who",
+:data:`OF_PASSIVE_ASKED`); the word after a share cue names the relation shared ("*share* actors",
+:data:`OF_SHARED`). Each step that no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
 person directed the movies starred by X" needs *starred* and *directed*), a path with a step the question never
