@@ -879,11 +879,17 @@ class GraphLexicon(RelationLexicon):
             cached = self._contrasts[(word, key, self.context, phrase)] = self._word_contrast(word, key, phrase)
         return cached
 
-    def _word_contrast(self, word: str, key: str, phrase: bool) -> float:
+    def rivals(self, key: str) -> tuple[str, ...]:
+        """The graph's labels that share no content word with label ``key`` (what a contrast is taken against);
+        computed once per label."""
         rivals = self._rivals.get(key)
         if rivals is None:
             own = set(content_words(key))
             rivals = self._rivals[key] = tuple(k for k in self.labels if not own & set(content_words(k)))
+        return rivals
+
+    def _word_contrast(self, word: str, key: str, phrase: bool) -> float:
+        rivals = self.rivals(key)
         best = max([self.similarity(word, k) for k in rivals], default=0.0)
         bare = self.similarity(word, key) - max(best, self.floor_sim)
         if not self.context or not phrase or word in WH_WORDS or self._names_bare(word):
@@ -908,9 +914,7 @@ class GraphLexicon(RelationLexicon):
         cached = self._sims.get((clause, "\x01" + key))
         if cached is not None:
             return cached
-        own = set(content_words(key))
-        rivals = [k for k in self.labels if not own & set(content_words(k))]
-        texts = [self.clause_phrase.format(k) for k in [key, *rivals]]
+        texts = [self.clause_phrase.format(k) for k in [key, *self.rivals(key)]]
         self._embed([clause, *texts])
         v = self._vectors.get(clause)
         contrast = 0.0
