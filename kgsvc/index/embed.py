@@ -143,8 +143,9 @@ class Embedder:
     def encode(self, texts: Sequence[str], *, cache: bool = True) -> npt.NDArray[np.float32]:
         """Embed ``texts``; returns float32 of shape ``(len(texts), dimension)``, each row of L2 norm 1.
 
-        ``cache=False``: neither read nor fill the process cache (a build's chunks: the rows go to a file, and the
-        cache would keep up to :data:`CACHE_TEXTS` of them in memory for nothing).
+        ``cache=False``: read the process cache but do not fill it (a build's chunks: the rows go to a file, and
+        filling the cache would keep up to :data:`CACHE_TEXTS` of them in memory for nothing; reading it spares a
+        build the texts this process embedded already, e.g. every label of a graph built once before).
 
         Raises
         ------
@@ -165,7 +166,7 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with _LOCK:
-            kept = _CACHES.setdefault(self.model_path, OrderedDict()) if cache else OrderedDict()
+            kept = _CACHES.setdefault(self.model_path, OrderedDict())
             known = {t: kept[t] for t in set(texts) if t in kept}
         missing = sorted(set(texts) - known.keys())
         if missing:
