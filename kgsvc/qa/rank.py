@@ -48,12 +48,15 @@ from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
     OF_CLAUSE,
+    OF_HOLDER,
     OF_PREDICATE,
     OF_SLOT,
     GraphLexicon,
     answer_ranges,
     class_words,
     genitive_slots,
+    holder_phrases,
+    inverted,
     mark_steps,
     phrase_roles,
     phrasings,
@@ -406,7 +409,7 @@ class CandidateRanker:
         words = list(tokens)
         if isinstance(lexicon, GraphLexicon):  # "the directors of X actors", "the films of X released": the better
             # reading counts
-            trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True)
+            trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True, inverted=inverted(tokens))
             readings += [trailing] if trailing != readings[0] else []
             clauses = verb_phrases(tokens, masks)
             lexicon.prepare(
@@ -433,6 +436,10 @@ class CandidateRanker:
             for i in genitive_slots(tokens, entities):  # "X 's *daughter* 's gender": a step MiniLM cannot place
                 if i not in roles and lexicon.best_contrast(tokens[i]) < lexicon.tau:
                     words[i] = tokens[i] + OF_SLOT
+            for i, noun in holder_phrases(tokens, entities):  # "movies *for* the writer of X": its relation walked back
+                thing, named = lexicon.best_contrast(tokens[i - 1]), lexicon.best_contrast(tokens[noun])
+                if i not in roles and thing < lexicon.tau <= named:
+                    words[i] = tokens[i] + OF_HOLDER + tokens[noun]
         inputs = [[(words[i], g) for i, g in order] for order in readings]
         if isinstance(lexicon, GraphLexicon):  # "co-starred": the relation and its value shared, two words
             best = lexicon.best_contrast

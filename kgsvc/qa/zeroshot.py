@@ -92,6 +92,7 @@ __all__ = [
     "OF_ANSWER",
     "OF_CLAUSE",
     "OF_ENTITY",
+    "OF_HOLDER",
     "OF_MODIFIER",
     "OF_OBJECT",
     "OF_PASSIVE",
@@ -110,6 +111,7 @@ __all__ = [
     "answer_ranges",
     "content_words",
     "genitive_slots",
+    "holder_phrases",
     "mark_returns",
     "mark_steps",
     "phrase_roles",
@@ -203,8 +205,15 @@ OF_VERB = "\x00verb "
 OF_PREDICATE = "\x00predicate"
 #: Tags a participle before "by" whose agent is a noun phrase of the chain, not an entity or the asked wh-word ("the
 #: films *written* by the writer of X"): read away from the entity, the agent comes first, so a relation whose label
-#: writes the participle before "by" (*written by*) is walked back there, from the agent to the things.
+#: writes the participle before "by" (*written by*) is walked back there, from the agent to the things. The agent's own
+#: noun says the step at the entity, so the participle explains no step marked :data:`FIRST` ("the movies *starred* by
+#: X actors": the step from the actors to their movies, whatever way the label writes it).
 OF_PASSIVE = "\x00passive"
+#: Tags a preposition between a class noun and a relational noun in a genitive ("who directed movies *for* the writer
+#: of X", :func:`holder_phrases`): the role is this mark followed by that noun. The things are those the noun's relation
+#: holds for with the agent, so the preposition explains only a step that walks back the relation the noun names, from
+#: the agent (X's writer) to the things (the movies that writer wrote).
+OF_HOLDER = "\x00holder "
 #: Tags a participle before "by" whose agent is the asked wh-word ("the films of X were *directed* by who"): the
 #: answer is the agent, so such a relation is walked forward there, from the things to the agent.
 OF_PASSIVE_ASKED = "\x00passive asked"
@@ -410,14 +419,51 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
     return roles
 
 
+#: Prepositions that relate a class noun to a relational noun phrase ("movies *for* the writer of X").
+_HOLDING = frozenset({"for", "with"})
+
+
+def holder_phrases(tokens: Sequence[str], entities: Collection[int]) -> list[tuple[int, int]]:
+    """``(preposition, noun)`` token indexes of each "<word> for|with the <noun> of|'s …" ("who directed movies *for*
+    the *writer* of X"): a preposition after a content word whose object is a noun in a genitive (no entity). English
+    says so that the relation the noun names holds between the things before the preposition and the noun's referent:
+    the movies *for* X's writer are the movies that person wrote, a step walking the writer's relation back. The
+    caller keeps those whose word before names no relation (the class of the things: "movies", not "married") and
+    whose noun names one (:data:`OF_HOLDER`).
+
+    >>> holder_phrases("who directed movies for the writer of x".split(), [7])
+    [(3, 5)]
+    >>> holder_phrases("what does x do for a living".split(), [2]), holder_phrases("films with x".split(), [2])
+    ([], [])
+    """
+    entities = set(entities)
+    out = []
+    for i in range(1, len(tokens) - 2):
+        before = tokens[i - 1]
+        if tokens[i] not in _HOLDING or i - 1 in entities or before in FUNCTION_WORDS or before in SHARE_CUES:
+            continue
+        noun = i + 1
+        while noun < len(tokens) and tokens[noun] in _DETERMINERS:
+            noun += 1
+        if noun + 1 >= len(tokens) or noun in entities or tokens[noun + 1] not in ("of", "'s"):
+            continue
+        if tokens[noun] not in FUNCTION_WORDS and tokens[noun] not in SHARE_CUES:
+            out.append((i, noun))
+    return out
+
+
 def predicates(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
     """The token indexes of the words that take a linked entity (the tokens ``entities``) as their object: the
     content word right before it, or before a preposition other than *of* before it ("*describe* X", "can be
     *described* by X"; not "the job of X", "X 's job"). Such a word is a verb (or a class noun, "*film* X"), no
-    relational noun: :data:`OF_PREDICATE`.
+    relational noun: :data:`OF_PREDICATE`. A word right after a share cue is none: it is the value shared, the
+    cue's object ("films that share *screenwriters* with X", a noun; 2026-11-26 (hop3): read bare as a verb,
+    "screenwriters" named *starred actors*).
 
     >>> predicates("which films can be described by x".split(), [6]), predicates("what is the job of x".split(), [5])
     ([4], [])
+    >>> predicates("films that share writers with x".split(), [5])
+    []
     """
     entities = set(entities)
     out = []
@@ -427,7 +473,7 @@ def predicates(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
         at = first - 2 if first >= 2 and tokens[first - 1] in PREPOSITIONS else first - 1
         word = tokens[at] if at >= 0 else ""
         if at >= 0 and at not in entities and word not in FUNCTION_WORDS and word not in SHARE_CUES:
-            if not word.startswith("co-") and word != "'s":
+            if not word.startswith("co-") and word != "'s" and not (at >= 1 and tokens[at - 1] in SHARE_CUES):
                 out.append(at)
     return out
 
@@ -1045,6 +1091,13 @@ class GraphLexicon(RelationLexicon):
         if role == OF_PASSIVE and outgoing and said_with(word, "by", key):
             return 1e-9  # "the films *written* by the writer of X": from the writer to the films, *written by* is
             # walked back
+        if role == OF_PASSIVE and FIRST in marks:
+            return 1e-9  # "the movies *starred* by X actors": the agent's noun says the step at X, the participle
+            # the step from the agent to the things
+        if role.startswith(OF_HOLDER):  # "movies *for* the writer of X": the movies that writer wrote
+            noun = role[len(OF_HOLDER) :]
+            held = returning and FIRST not in marks and self.contrast(noun, key) >= self.tau
+            return math.exp(self.beta * self.cue) if held else 1e-9
         if role == OF_PASSIVE_ASKED and not outgoing and said_with(word, "by", key):
             return 1e-9  # "the films of X were *written* by who": from the films to the writer, walked forward
         if role == OF_MODIFIER or (role == OF_ANSWER and LAST not in marks):
