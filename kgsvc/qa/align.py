@@ -82,9 +82,10 @@ def reading_order(
     "the release dates of X directed films": the words after the entity come first). Without a possessive, the
     focus of the question (:func:`_focus`) is read after the words that follow the entity. In an ``inverted``
     question (an auxiliary after its wh-phrase: "when did the films written by X writers *release*") the last word
-    is the main verb, no word of the entity's phrase: with ``trailing`` it is read after the words before the entity
-    and before the focus, as without a possessive (2026-11-26 (hop3): read with the tail, "release" came before
-    "written" and no path could explain both in order).
+    is the main verb (with the function words after it: "fall under"), no word of the entity's phrase: with
+    ``trailing`` it is read after the words before the entity and before the focus, as without a possessive, and
+    the trailing reading holds the words between the entity and the verb (2026-11-26 (hop3): read with the tail,
+    "release" came before "written" and no path could explain both in order).
 
     >>> toks, masks = question_tokens("the place of birth of X 's son 's kid ?")
     >>> [(toks[i], g) for i, g in reading_order(toks, masks, phrases={"place of birth"})]
@@ -121,14 +122,18 @@ def reading_order(
         before = list(range(at - 1, -1, -1))
         possessive = at + 1 < len(tokens) and tokens[at + 1] == "'s"
         tail = tokens[at + 1 :]
-        verb: list[int] = []  # the main verb that ends an inverted question: not the entity's, read before the focus
-        if trailing and inverted and not possessive and len(tail) > 1:
-            tail, verb = tail[:-1], [len(tokens) - 1]
+        verb: list[int] = []  # the main verb that ends an inverted question (and its particles: "fall *under*")
+        end = len(tokens)
+        while end > at + 1 and tokens[end - 1] in STOPWORDS:
+            end -= 1
+        if trailing and inverted and not possessive and end - at > 2:
+            tail, verb = tokens[at + 1 : end - 1], list(range(end - 1, len(tokens)))
         if trailing and 1 <= len(tail) <= 3 and not any(t in STOPWORDS for t in tail):
             possessive = True
-        if possessive and verb:
+        if possessive and verb:  # the entity's words, then the words before it, the verb, and last the focus
             focus = _focus(tokens, at)
-            order = after[:-1] + [i for i in before if i not in focus] + verb + [i for i in before if i in focus]
+            own = [i for i in after if i < verb[0]]
+            order = own + [i for i in before if i not in focus] + verb + [i for i in before if i in focus]
         elif possessive:
             order = after + before
         else:  # the wh-phrase asks for the end of the chain: read it after the entity's own words

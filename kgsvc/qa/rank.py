@@ -47,8 +47,10 @@ from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
+    OF_AGENT,
     OF_CLAUSE,
     OF_HOLDER,
+    OF_PASSIVE,
     OF_PREDICATE,
     OF_SLOT,
     GraphLexicon,
@@ -58,6 +60,7 @@ from kgsvc.qa.zeroshot import (
     holder_phrases,
     inverted,
     mark_steps,
+    passive_agent,
     phrase_roles,
     phrasings,
     plain_cues,
@@ -433,6 +436,9 @@ class CandidateRanker:
                 roles.setdefault(i, OF_PREDICATE)
             for i, role in roles.items():
                 words[i] = tokens[i] + role
+                agent = passive_agent(tokens, i, entities) if role == OF_PASSIVE else None
+                if agent is not None and lexicon.best_contrast(tokens[agent]) >= lexicon.tau:
+                    words[i] = tokens[i] + OF_AGENT + tokens[agent]  # "*starred* by X actors": the actors' step at X
             for i in genitive_slots(tokens, entities):  # "X 's *daughter* 's gender": a step MiniLM cannot place
                 if i not in roles and lexicon.best_contrast(tokens[i]) < lexicon.tau:
                     words[i] = tokens[i] + OF_SLOT

@@ -54,7 +54,11 @@ relation by the margin is a relation step the lexicon cannot place: unread it co
 writes it so (*written by*): back from an agent that is a noun phrase of the chain ("the films *written* by the
 writer of X", :data:`OF_PASSIVE`), forward to an agent that is the asked wh-word ("… *written* by who",
 :data:`OF_PASSIVE_ASKED`); the word after a share cue names the relation shared ("*share* actors",
-:data:`OF_SHARED`). Each step that no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
+:data:`OF_SHARED`). Since 2026-11-26 (hop3): a preposition between a class noun and a relational noun in a genitive
+("who directed movies *for* the writer of X", :data:`OF_HOLDER`) explains the step that walks that noun's relation
+back, and a participle before "by" with a noun-phrase agent explains no step at the entity ("the movies *starred* by
+X actors": the agent's noun says that one). Each step that no word aligns to costs ``log(miss)``. Fed to the
+monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
 person directed the movies starred by X" needs *starred* and *directed*), a path with a step the question never
@@ -89,6 +93,7 @@ __all__ = [
     "FIRST",
     "FUNCTION_WORDS",
     "LAST",
+    "OF_AGENT",
     "OF_ANSWER",
     "OF_CLAUSE",
     "OF_ENTITY",
@@ -114,6 +119,7 @@ __all__ = [
     "holder_phrases",
     "mark_returns",
     "mark_steps",
+    "passive_agent",
     "phrase_roles",
     "phrasings",
     "plain_cues",
@@ -205,10 +211,13 @@ OF_VERB = "\x00verb "
 OF_PREDICATE = "\x00predicate"
 #: Tags a participle before "by" whose agent is a noun phrase of the chain, not an entity or the asked wh-word ("the
 #: films *written* by the writer of X"): read away from the entity, the agent comes first, so a relation whose label
-#: writes the participle before "by" (*written by*) is walked back there, from the agent to the things. The agent's own
-#: noun says the step at the entity, so the participle explains no step marked :data:`FIRST` ("the movies *starred* by
-#: X actors": the step from the actors to their movies, whatever way the label writes it).
+#: writes the participle before "by" (*written by*) is walked back there, from the agent to the things.
 OF_PASSIVE = "\x00passive"
+#: :data:`OF_PASSIVE` where the agent's noun names a relation (:func:`passive_agent`): the role is this mark followed
+#: by that noun, which says the step at the entity, so the participle explains no step marked :data:`FIRST` of that
+#: relation ("the movies *starred* by X actors": the step from the actors to their movies, whatever way the label
+#: writes it; "the film *directed* by X released": "released" names no step at X, the participle does).
+OF_AGENT = "\x00passive agent "
 #: Tags a preposition between a class noun and a relational noun in a genitive ("who directed movies *for* the writer
 #: of X", :func:`holder_phrases`): the role is this mark followed by that noun. The things are those the noun's relation
 #: holds for with the agent, so the preposition explains only a step that walks back the relation the noun names, from
@@ -450,6 +459,22 @@ def holder_phrases(tokens: Sequence[str], entities: Collection[int]) -> list[tup
         if tokens[noun] not in FUNCTION_WORDS and tokens[noun] not in SHARE_CUES:
             out.append((i, noun))
     return out
+
+
+def passive_agent(tokens: Sequence[str], participle: int, entities: Collection[int]) -> int | None:
+    """The token index of the head noun of the agent of a participle before "by" (:data:`OF_PASSIVE`): the first
+    content word after "by" that is no determiner and no entity token ("*starred* by X *actors*", "by the *actors* in
+    X"); ``None`` when there is none.
+
+    >>> passive_agent("the films starred by x actors".split(), 2, [4])
+    5
+    """
+    at = participle + 2
+    while at < len(tokens) and (tokens[at] in _DETERMINERS or at in entities):
+        at += 1
+    if at >= len(tokens) or tokens[at] in FUNCTION_WORDS or tokens[at] in SHARE_CUES:
+        return None
+    return at
 
 
 def predicates(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
@@ -1088,12 +1113,14 @@ class GraphLexicon(RelationLexicon):
         if role == OF_OBJECT:  # "a club *in* X": the entity is the object of a relation whose label says "in"
             said = FIRST in marks and not outgoing and word in key.split()
             return math.exp(self.beta * self.tau) if said else 1e-9
+        if role.startswith(OF_AGENT):  # "the movies *starred* by X actors": the agent's noun says the step at X,
+            agent = role[len(OF_AGENT) :]  # the participle the step from the agent to the things
+            if FIRST in marks and self.contrast(agent, key) >= self.tau:
+                return 1e-9
+            role = OF_PASSIVE
         if role == OF_PASSIVE and outgoing and said_with(word, "by", key):
             return 1e-9  # "the films *written* by the writer of X": from the writer to the films, *written by* is
             # walked back
-        if role == OF_PASSIVE and FIRST in marks:
-            return 1e-9  # "the movies *starred* by X actors": the agent's noun says the step at X, the participle
-            # the step from the agent to the things
         if role.startswith(OF_HOLDER):  # "movies *for* the writer of X": the movies that writer wrote
             noun = role[len(OF_HOLDER) :]
             held = returning and FIRST not in marks and self.contrast(noun, key) >= self.tau

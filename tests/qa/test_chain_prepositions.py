@@ -26,7 +26,7 @@ import pytest
 import kgsvc
 from kgsvc.qa.align import question_tokens, reading_order
 from kgsvc.qa.exemplars import MASK
-from kgsvc.qa.zeroshot import holder_phrases, inverted, predicates
+from kgsvc.qa.zeroshot import holder_phrases, inverted, passive_agent, predicates
 from tests.qa.conftest import hand_answers, indexed_turtle, top_answers
 
 NS = "https://kgsvc.local/reels/"
@@ -73,8 +73,7 @@ def _back(first: str, entity: str, last: str) -> str:
     """The ``last`` of the other films that share ``entity``'s ``first`` (the evidence is a subgraph match: distinct
     pattern variables are distinct nodes)."""
     return (
-        f"SELECT DISTINCT ?x WHERE {{ :{entity} :{first} ?p . ?f :{first} ?p ; :{last} ?x . "
-        f"FILTER (?f != :{entity}) }}"
+        f"SELECT DISTINCT ?x WHERE {{ :{entity} :{first} ?p . ?f :{first} ?p ; :{last} ?x . FILTER (?f != :{entity}) }}"
     )
 
 
@@ -84,8 +83,14 @@ def _back(first: str, entity: str, last: str) -> str:
         # one step short, each: the films Ada Vell (Salt Road's writer) directed, Quiet Bay; those Rob Tan (Salt
         # Road's actor) directed or wrote, Red Mile; the films starring Rob Tan; Salt Road's own year
         ("who directed movies for the writer of Salt Road", _back("writtenBy", "Salt_Road", "directedBy")),
-        ("who is listed as director of the movies starred by Salt Road actors", _back("starred", "Salt_Road", "directedBy")),
-        ("which person wrote the movies starred by the actors in Salt Road", _back("starred", "Salt_Road", "writtenBy")),
+        (
+            "who is listed as director of the movies starred by Salt Road actors",
+            _back("starred", "Salt_Road", "directedBy"),
+        ),
+        (
+            "which person wrote the movies starred by the actors in Salt Road",
+            _back("starred", "Salt_Road", "writtenBy"),
+        ),
         ("when did the movies written by Salt Road writers release", _back("writtenBy", "Salt_Road", "year")),
         (
             "the films that share screenwriters with Salt Road were released in which years",
@@ -101,6 +106,35 @@ def test_a_relation_written_once_is_two_steps(reels: kgsvc.KG, question: str, qu
 
 def _tokens(question: str) -> tuple[list[str], list[int]]:
     return question_tokens(question.replace("X", MASK))
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        # the word after X is the verb, no agent's noun: the participle says the step at X
+        (
+            "what genres do the movies written by Ada Vell fall under",
+            "SELECT DISTINCT ?x WHERE { ?f :writtenBy :Ada_Vell ; :genre ?x }",
+        ),
+        (
+            "when were the films directed by Tom Reis released",
+            "SELECT DISTINCT ?x WHERE { ?f :directedBy :Tom_Reis ; :year ?x }",
+        ),
+    ],
+)
+def test_a_participle_before_its_entity_still_says_the_first_step(reels: kgsvc.KG, question: str, query: str) -> None:
+    expected = _hand(reels, query)
+    assert len(expected) == 2  # Noir and Western; 1990 and 1997
+    assert _top(reels, question) == expected
+
+
+def test_the_agent_of_a_participle() -> None:
+    tokens, masks = _tokens("the movies starred by the actors in X")
+    assert tokens[passive_agent(tokens, 2, masks) or 0] == "actors"
+    tokens, masks = _tokens("the movies starred by X actors")
+    assert tokens[passive_agent(tokens, 2, masks) or 0] == "actors"
+    tokens, masks = _tokens("the movies starred by X")
+    assert passive_agent(tokens, 2, masks) is None
 
 
 def test_holder_phrases() -> None:
