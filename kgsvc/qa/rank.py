@@ -47,14 +47,20 @@ from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
+    OF_AGENT,
     OF_CLAUSE,
+    OF_HOLDER,
+    OF_PASSIVE,
     OF_PREDICATE,
     OF_SLOT,
     GraphLexicon,
     answer_ranges,
     class_words,
     genitive_slots,
+    holder_phrases,
+    inverted,
     mark_steps,
+    passive_agent,
     phrase_roles,
     phrasings,
     plain_cues,
@@ -406,7 +412,7 @@ class CandidateRanker:
         words = list(tokens)
         if isinstance(lexicon, GraphLexicon):  # "the directors of X actors", "the films of X released": the better
             # reading counts
-            trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True)
+            trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True, inverted=inverted(tokens))
             readings += [trailing] if trailing != readings[0] else []
             clauses = verb_phrases(tokens, masks)
             lexicon.prepare(
@@ -430,9 +436,16 @@ class CandidateRanker:
                 roles.setdefault(i, OF_PREDICATE)
             for i, role in roles.items():
                 words[i] = tokens[i] + role
+                agent = passive_agent(tokens, i, entities) if role == OF_PASSIVE else None
+                if agent is not None and lexicon.best_contrast(tokens[agent]) >= lexicon.tau:
+                    words[i] = tokens[i] + OF_AGENT + tokens[agent]  # "*starred* by X actors": the actors' step at X
             for i in genitive_slots(tokens, entities):  # "X 's *daughter* 's gender": a step MiniLM cannot place
                 if i not in roles and lexicon.best_contrast(tokens[i]) < lexicon.tau:
                     words[i] = tokens[i] + OF_SLOT
+            for i, noun in holder_phrases(tokens, entities):  # "movies *for* the writer of X": its relation walked back
+                thing, named = lexicon.best_contrast(tokens[i - 1]), lexicon.best_contrast(tokens[noun])
+                if i not in roles and thing < lexicon.tau <= named:
+                    words[i] = tokens[i] + OF_HOLDER + tokens[noun]
         inputs = [[(words[i], g) for i, g in order] for order in readings]
         if isinstance(lexicon, GraphLexicon):  # "co-starred": the relation and its value shared, two words
             best = lexicon.best_contrast

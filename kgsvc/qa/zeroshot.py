@@ -54,7 +54,11 @@ relation by the margin is a relation step the lexicon cannot place: unread it co
 writes it so (*written by*): back from an agent that is a noun phrase of the chain ("the films *written* by the
 writer of X", :data:`OF_PASSIVE`), forward to an agent that is the asked wh-word ("… *written* by who",
 :data:`OF_PASSIVE_ASKED`); the word after a share cue names the relation shared ("*share* actors",
-:data:`OF_SHARED`). Each step that no word aligns to costs ``log(miss)``. Fed to the monotone Viterbi alignment of
+:data:`OF_SHARED`). Since 2026-11-26 (hop3): a preposition between a class noun and a relational noun in a genitive
+("who directed movies *for* the writer of X", :data:`OF_HOLDER`) explains the step that walks that noun's relation
+back, and a participle before "by" with a noun-phrase agent explains no step at the entity ("the movies *starred* by
+X actors": the agent's noun says that one). Each step that no word aligns to costs ``log(miss)``. Fed to the
+monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
 person directed the movies starred by X" needs *starred* and *directed*), a path with a step the question never
@@ -89,9 +93,11 @@ __all__ = [
     "FIRST",
     "FUNCTION_WORDS",
     "LAST",
+    "OF_AGENT",
     "OF_ANSWER",
     "OF_CLAUSE",
     "OF_ENTITY",
+    "OF_HOLDER",
     "OF_MODIFIER",
     "OF_OBJECT",
     "OF_PASSIVE",
@@ -110,8 +116,10 @@ __all__ = [
     "answer_ranges",
     "content_words",
     "genitive_slots",
+    "holder_phrases",
     "mark_returns",
     "mark_steps",
+    "passive_agent",
     "phrase_roles",
     "phrasings",
     "plain_cues",
@@ -205,6 +213,16 @@ OF_PREDICATE = "\x00predicate"
 #: films *written* by the writer of X"): read away from the entity, the agent comes first, so a relation whose label
 #: writes the participle before "by" (*written by*) is walked back there, from the agent to the things.
 OF_PASSIVE = "\x00passive"
+#: :data:`OF_PASSIVE` where the agent's noun names a relation (:func:`passive_agent`): the role is this mark followed
+#: by that noun, which says the step at the entity, so the participle explains no step marked :data:`FIRST` of that
+#: relation ("the movies *starred* by X actors": the step from the actors to their movies, whatever way the label
+#: writes it; "the film *directed* by X released": "released" names no step at X, the participle does).
+OF_AGENT = "\x00passive agent "
+#: Tags a preposition between a class noun and a relational noun in a genitive ("who directed movies *for* the writer
+#: of X", :func:`holder_phrases`): the role is this mark followed by that noun. The things are those the noun's relation
+#: holds for with the agent, so the preposition explains only a step that walks back the relation the noun names, from
+#: the agent (X's writer) to the things (the movies that writer wrote).
+OF_HOLDER = "\x00holder "
 #: Tags a participle before "by" whose agent is the asked wh-word ("the films of X were *directed* by who"): the
 #: answer is the agent, so such a relation is walked forward there, from the things to the agent.
 OF_PASSIVE_ASKED = "\x00passive asked"
@@ -410,14 +428,67 @@ def phrase_roles(tokens: Sequence[str], entities: Collection[int], labels: Seque
     return roles
 
 
+#: Prepositions that relate a class noun to a relational noun phrase ("movies *for* the writer of X").
+_HOLDING = frozenset({"for", "with"})
+
+
+def holder_phrases(tokens: Sequence[str], entities: Collection[int]) -> list[tuple[int, int]]:
+    """``(preposition, noun)`` token indexes of each "<word> for|with the <noun> of|'s …" ("who directed movies *for*
+    the *writer* of X"): a preposition after a content word whose object is a noun in a genitive (no entity). English
+    says so that the relation the noun names holds between the things before the preposition and the noun's referent:
+    the movies *for* X's writer are the movies that person wrote, a step walking the writer's relation back. The
+    caller keeps those whose word before names no relation (the class of the things: "movies", not "married") and
+    whose noun names one (:data:`OF_HOLDER`).
+
+    >>> holder_phrases("who directed movies for the writer of x".split(), [7])
+    [(3, 5)]
+    >>> holder_phrases("what does x do for a living".split(), [2]), holder_phrases("films with x".split(), [2])
+    ([], [])
+    """
+    entities = set(entities)
+    out = []
+    for i in range(1, len(tokens) - 2):
+        before = tokens[i - 1]
+        if tokens[i] not in _HOLDING or i - 1 in entities or before in FUNCTION_WORDS or before in SHARE_CUES:
+            continue
+        noun = i + 1
+        while noun < len(tokens) and tokens[noun] in _DETERMINERS:
+            noun += 1
+        if noun + 1 >= len(tokens) or noun in entities or tokens[noun + 1] not in ("of", "'s"):
+            continue
+        if tokens[noun] not in FUNCTION_WORDS and tokens[noun] not in SHARE_CUES:
+            out.append((i, noun))
+    return out
+
+
+def passive_agent(tokens: Sequence[str], participle: int, entities: Collection[int]) -> int | None:
+    """The token index of the head noun of the agent of a participle before "by" (:data:`OF_PASSIVE`): the first
+    content word after "by" that is no determiner and no entity token ("*starred* by X *actors*", "by the *actors* in
+    X"); ``None`` when there is none.
+
+    >>> passive_agent("the films starred by x actors".split(), 2, [4])
+    5
+    """
+    at = participle + 2
+    while at < len(tokens) and (tokens[at] in _DETERMINERS or at in entities):
+        at += 1
+    if at >= len(tokens) or tokens[at] in FUNCTION_WORDS or tokens[at] in SHARE_CUES:
+        return None
+    return at
+
+
 def predicates(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
     """The token indexes of the words that take a linked entity (the tokens ``entities``) as their object: the
     content word right before it, or before a preposition other than *of* before it ("*describe* X", "can be
     *described* by X"; not "the job of X", "X 's job"). Such a word is a verb (or a class noun, "*film* X"), no
-    relational noun: :data:`OF_PREDICATE`.
+    relational noun: :data:`OF_PREDICATE`. A word right after a share cue is none: it is the value shared, the
+    cue's object ("films that share *screenwriters* with X", a noun; 2026-11-26 (hop3): read bare as a verb,
+    "screenwriters" named *starred actors*).
 
     >>> predicates("which films can be described by x".split(), [6]), predicates("what is the job of x".split(), [5])
     ([4], [])
+    >>> predicates("films that share writers with x".split(), [5])
+    []
     """
     entities = set(entities)
     out = []
@@ -427,7 +498,7 @@ def predicates(tokens: Sequence[str], entities: Collection[int]) -> list[int]:
         at = first - 2 if first >= 2 and tokens[first - 1] in PREPOSITIONS else first - 1
         word = tokens[at] if at >= 0 else ""
         if at >= 0 and at not in entities and word not in FUNCTION_WORDS and word not in SHARE_CUES:
-            if not word.startswith("co-") and word != "'s":
+            if not word.startswith("co-") and word != "'s" and not (at >= 1 and tokens[at - 1] in SHARE_CUES):
                 out.append(at)
     return out
 
@@ -1042,9 +1113,18 @@ class GraphLexicon(RelationLexicon):
         if role == OF_OBJECT:  # "a club *in* X": the entity is the object of a relation whose label says "in"
             said = FIRST in marks and not outgoing and word in key.split()
             return math.exp(self.beta * self.tau) if said else 1e-9
+        if role.startswith(OF_AGENT):  # "the movies *starred* by X actors": the agent's noun says the step at X,
+            agent = role[len(OF_AGENT) :]  # the participle the step from the agent to the things
+            if FIRST in marks and self.contrast(agent, key) >= self.tau:
+                return 1e-9
+            role = OF_PASSIVE
         if role == OF_PASSIVE and outgoing and said_with(word, "by", key):
             return 1e-9  # "the films *written* by the writer of X": from the writer to the films, *written by* is
             # walked back
+        if role.startswith(OF_HOLDER):  # "movies *for* the writer of X": the movies that writer wrote
+            noun = role[len(OF_HOLDER) :]
+            held = returning and FIRST not in marks and self.contrast(noun, key) >= self.tau
+            return math.exp(self.beta * self.cue) if held else 1e-9
         if role == OF_PASSIVE_ASKED and not outgoing and said_with(word, "by", key):
             return 1e-9  # "the films of X were *written* by who": from the films to the writer, walked forward
         if role == OF_MODIFIER or (role == OF_ANSWER and LAST not in marks):
