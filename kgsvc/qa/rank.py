@@ -84,6 +84,9 @@ CLASS_MIN_COS = 0.5
 #: The branches of a conjunction that its entities may state alone (:meth:`CandidateRanker._named_branch_scores`).
 _STATED: tuple[tuple[int, ...], ...] = ((0,), (1,), (0, 1))
 
+#: Upper bound of a cosine of unit vectors (float32 rounding included), for :meth:`CandidateRanker._similarities`.
+_MAX_COS = 1.0 + 1e-5
+
 #: Candidates using every mention that are kept past ``QAOptions.embed_top`` (see :meth:`CandidateRanker.rank`).
 _FULL_COVERAGE_KEPT = 3
 
@@ -177,11 +180,14 @@ class CandidateRanker:
         opts: QAOptions,
         extra: Sequence[CandidatePattern] = (),
         keep: Callable[[CandidatePattern], bool] | None = None,
+        exact_top: int | None = None,
     ) -> list[RankedCandidate]:
         """The grounded candidates around the linked nodes of ``spans``, and ``extra`` ones (inferred), best
         first (module docstring); ``[]`` when there is none. With ``keep``, only the candidates it accepts are
         ranked (a constraint of the question, such as the class of what a count counts, applied before the cut to
-        ``opts.embed_top`` by prior, not after it).
+        ``opts.embed_top`` by prior, not after it). With ``exact_top``, the list may stop after its first
+        ``exact_top`` entries, which are those (and in the order, with the scores) of the full list: candidates that cannot reach
+        them by similarity are not embedded (:meth:`_similarities`).
 
         Notes
         -----
@@ -287,17 +293,59 @@ class CandidateRanker:
         variants = [
             [text, *self.phrasings(items[i][1])] if opts.w_zero else [text] for i, text in zip(top, texts, strict=True)
         ]
-        vectors = self.vectors([v for group in variants for v in group])
+        sims = self._similarities(
+            variants, [views[items[i][0][1]].vector for i in top], [priors[i] for i in top], opts.w_sim, exact_top
+        )
         ranked = []
-        offset = 0
-        for i, text, group in zip(top, texts, variants, strict=True):
+        for at, sim in sims.items():
+            i = top[at]
             (sig, used), c = items[i]
-            sim = float((vectors[offset : offset + len(group)] @ views[used].vector).max())
-            offset += len(group)
             terms = {**parts[i], "prior": priors[i], "sim": opts.w_sim * sim}
-            ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, text, terms))
+            ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, texts[at], terms))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
+
+    def _similarities(
+        self,
+        variants: Sequence[Sequence[str]],
+        queries: Sequence[npt.NDArray[np.float32]],
+        priors: Sequence[float],
+        weight: float,
+        best: int | None,
+    ) -> dict[int, float]:
+        """``max cos(query, text)`` over each candidate's texts (``variants[j]``, read against ``queries[j]``), by
+        candidate position; with ``best``, only for the candidates that may still be among the ``best`` top scores
+        ``priors[j] + weight · sim``.
+
+        A cosine of unit vectors is at most 1, so a candidate whose ``prior + |weight|`` is below the ``best``-th
+        score of the candidates read so far cannot reach the top ``best`` and its texts are not embedded: the
+        candidates whose texts are cached are read first (free), then the best by prior, then every candidate
+        that can still reach the bar, in one batch per round. The top ``best`` are those of reading them all
+        (ties included: a candidate that can equal the bar is read).
+        """
+        sims: dict[int, float] = {}
+
+        def read(positions: Sequence[int]) -> None:
+            vectors = self.vectors([t for j in positions for t in variants[j]])
+            offset = 0
+            for j in positions:
+                n = len(variants[j])
+                sims[j] = float((vectors[offset : offset + n] @ queries[j]).max())
+                offset += n
+
+        if best is None or best < 1:
+            read(range(len(variants)))
+            return sims
+        read([j for j, group in enumerate(variants) if all(t in self._text_vectors for t in group)])
+        reach = abs(weight) * _MAX_COS
+        while True:
+            scores = sorted((priors[j] + weight * s for j, s in sims.items()), reverse=True)
+            bar = scores[best - 1] if len(scores) >= best else -math.inf
+            todo = [j for j in range(len(variants)) if j not in sims and priors[j] + reach >= bar]
+            if not todo:
+                return sims
+            # nothing read yet: the best by prior first, to set a bar
+            read(todo if len(scores) >= best else sorted(todo, key=lambda j: -priors[j])[: best - len(scores)])
 
     def view(self, question: str, spans: Sequence[LinkedSpan], used: Sequence[int], opts: QAOptions) -> QuestionView:
         """The question with the mentions ``used`` masked, its embedding, and the exemplar votes it gets: nearest
