@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -139,13 +139,7 @@ class CandidateRanker:
         """The zero-shot lexicon read off the graph's relation labels (:mod:`kgsvc.qa.zeroshot`; built once)."""
         if self._graph_lexicon is None:
             keys = sorted({relation_key(label) for label in self.graph.relation_labels})
-            snapshot = self.graph.snapshot
-            ranges = answer_ranges(
-                [relation_key(label) for label in self.graph.relation_labels],
-                snapshot.triple_heads,
-                snapshot.triple_relations,
-                snapshot.triple_tails,
-            )
+            ranges = _AnswerRanges(self.graph)  # O(relations · triples): only for a question that reads them
             words = getattr(getattr(self.graph.embed, "__self__", None), "words", None)  # the embedder's vocabulary
             vocabulary = words() if callable(words) else frozenset()
             self._graph_lexicon = GraphLexicon(
@@ -186,8 +180,8 @@ class CandidateRanker:
         first (module docstring); ``[]`` when there is none. With ``keep``, only the candidates it accepts are
         ranked (a constraint of the question, such as the class of what a count counts, applied before the cut to
         ``opts.embed_top`` by prior, not after it). With ``exact_top``, the list may stop after its first
-        ``exact_top`` entries, which are those (and in the order, with the scores) of the full list: candidates that cannot reach
-        them by similarity are not embedded (:meth:`_similarities`).
+        ``exact_top`` entries, which are those (and in the order, with the scores) of the full list: candidates
+        that cannot reach them by similarity are not embedded (:meth:`_similarities`).
 
         Notes
         -----
@@ -297,11 +291,11 @@ class CandidateRanker:
             variants, [views[items[i][0][1]].vector for i in top], [priors[i] for i in top], opts.w_sim, exact_top
         )
         ranked = []
-        for at, sim in sims.items():
-            i = top[at]
+        for pos, sim in sims.items():
+            i = top[pos]
             (sig, used), c = items[i]
             terms = {**parts[i], "prior": priors[i], "sim": opts.w_sim * sim}
-            ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, texts[at], terms))
+            ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, texts[pos], terms))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
 
@@ -498,6 +492,35 @@ class CandidateRanker:
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
             scores[i] = max(score([s for path in o for s in path]) for o in orders for score in scorers)
         return scores
+
+
+class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
+    """:func:`~kgsvc.qa.zeroshot.answer_ranges` of a graph, computed on first read (most questions never read
+    them, and a new index version's first question would pay O(relations · triples) for them)."""
+
+    def __init__(self, graph: QAGraph) -> None:
+        self._graph = graph
+        self._ranges: dict[tuple[str, bool], frozenset[str]] | None = None
+
+    def _read(self) -> dict[tuple[str, bool], frozenset[str]]:
+        if self._ranges is None:  # two threads may both compute it: the same value
+            snapshot = self._graph.snapshot
+            self._ranges = answer_ranges(
+                [relation_key(label) for label in self._graph.relation_labels],
+                snapshot.triple_heads,
+                snapshot.triple_relations,
+                snapshot.triple_tails,
+            )
+        return self._ranges
+
+    def __getitem__(self, step: tuple[str, bool]) -> frozenset[str]:
+        return self._read()[step]
+
+    def __iter__(self) -> Iterator[tuple[str, bool]]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
 
 
 def coordinates(masked: str) -> bool:
