@@ -479,10 +479,14 @@ class QuestionAnswerer:
         keeps = [] if time is None else [self._ends_at_time(time)]
         if classes:
             keeps.append(_ends_in(self.graph, classes))
+        # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
+        need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
         if keeps:
-            ranked = self.ranker.rank(question, spans, opts, extra, keep=lambda c: all(k(c) for k in keeps))
+            ranked = self.ranker.rank(
+                question, spans, opts, extra, keep=lambda c: all(k(c) for k in keeps), exact_top=need
+            )
         if not ranked:
-            ranked = self.ranker.rank(question, spans, opts, extra)
+            ranked = self.ranker.rank(question, spans, opts, extra, exact_top=need)
         if not ranked:
             return None
         pick = 0

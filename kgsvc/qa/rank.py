@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,6 +90,9 @@ CLASS_MIN_COS = 0.5
 #: The branches of a conjunction that its entities may state alone (:meth:`CandidateRanker._named_branch_scores`).
 _STATED: tuple[tuple[int, ...], ...] = ((0,), (1,), (0, 1))
 
+#: Upper bound of a cosine of unit vectors (float32 rounding included), for :meth:`CandidateRanker._similarities`.
+_MAX_COS = 1.0 + 1e-5
+
 #: Candidates using every mention that are kept past ``QAOptions.embed_top`` (see :meth:`CandidateRanker.rank`).
 _FULL_COVERAGE_KEPT = 3
 
@@ -142,13 +145,7 @@ class CandidateRanker:
         """The zero-shot lexicon read off the graph's relation labels (:mod:`kgsvc.qa.zeroshot`; built once)."""
         if self._graph_lexicon is None:
             keys = sorted({relation_key(label) for label in self.graph.relation_labels})
-            snapshot = self.graph.snapshot
-            ranges = answer_ranges(
-                [relation_key(label) for label in self.graph.relation_labels],
-                snapshot.triple_heads,
-                snapshot.triple_relations,
-                snapshot.triple_tails,
-            )
+            ranges = _AnswerRanges(self.graph)  # O(relations · triples): only for a question that reads them
             words = getattr(getattr(self.graph.embed, "__self__", None), "words", None)  # the embedder's vocabulary
             vocabulary = words() if callable(words) else frozenset()
             self._graph_lexicon = GraphLexicon(
@@ -183,11 +180,14 @@ class CandidateRanker:
         opts: QAOptions,
         extra: Sequence[CandidatePattern] = (),
         keep: Callable[[CandidatePattern], bool] | None = None,
+        exact_top: int | None = None,
     ) -> list[RankedCandidate]:
         """The grounded candidates around the linked nodes of ``spans``, and ``extra`` ones (inferred), best
         first (module docstring); ``[]`` when there is none. With ``keep``, only the candidates it accepts are
         ranked (a constraint of the question, such as the class of what a count counts, applied before the cut to
-        ``opts.embed_top`` by prior, not after it).
+        ``opts.embed_top`` by prior, not after it). With ``exact_top``, the list may stop after its first
+        ``exact_top`` entries, which are those (and in the order, with the scores) of the full list: candidates
+        that cannot reach them by similarity are not embedded (:meth:`_similarities`).
 
         Notes
         -----
@@ -293,17 +293,59 @@ class CandidateRanker:
         variants = [
             [text, *self.phrasings(items[i][1])] if opts.w_zero else [text] for i, text in zip(top, texts, strict=True)
         ]
-        vectors = self.vectors([v for group in variants for v in group])
+        sims = self._similarities(
+            variants, [views[items[i][0][1]].vector for i in top], [priors[i] for i in top], opts.w_sim, exact_top
+        )
         ranked = []
-        offset = 0
-        for i, text, group in zip(top, texts, variants, strict=True):
+        for pos, sim in sims.items():
+            i = top[pos]
             (sig, used), c = items[i]
-            sim = float((vectors[offset : offset + len(group)] @ views[used].vector).max())
-            offset += len(group)
             terms = {**parts[i], "prior": priors[i], "sim": opts.w_sim * sim}
-            ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, text, terms))
+            ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, texts[pos], terms))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
+
+    def _similarities(
+        self,
+        variants: Sequence[Sequence[str]],
+        queries: Sequence[npt.NDArray[np.float32]],
+        priors: Sequence[float],
+        weight: float,
+        best: int | None,
+    ) -> dict[int, float]:
+        """``max cos(query, text)`` over each candidate's texts (``variants[j]``, read against ``queries[j]``), by
+        candidate position; with ``best``, only for the candidates that may still be among the ``best`` top scores
+        ``priors[j] + weight · sim``.
+
+        A cosine of unit vectors is at most 1, so a candidate whose ``prior + |weight|`` is below the ``best``-th
+        score of the candidates read so far cannot reach the top ``best`` and its texts are not embedded: the
+        candidates whose texts are cached are read first (free), then the best by prior, then every candidate
+        that can still reach the bar, in one batch per round. The top ``best`` are those of reading them all
+        (ties included: a candidate that can equal the bar is read).
+        """
+        sims: dict[int, float] = {}
+
+        def read(positions: Sequence[int]) -> None:
+            vectors = self.vectors([t for j in positions for t in variants[j]])
+            offset = 0
+            for j in positions:
+                n = len(variants[j])
+                sims[j] = float((vectors[offset : offset + n] @ queries[j]).max())
+                offset += n
+
+        if best is None or best < 1:
+            read(range(len(variants)))
+            return sims
+        read([j for j, group in enumerate(variants) if all(t in self._text_vectors for t in group)])
+        reach = abs(weight) * _MAX_COS
+        while True:
+            scores = sorted((priors[j] + weight * s for j, s in sims.items()), reverse=True)
+            bar = scores[best - 1] if len(scores) >= best else -math.inf
+            todo = [j for j in range(len(variants)) if j not in sims and priors[j] + reach >= bar]
+            if not todo:
+                return sims
+            # nothing read yet: the best by prior first, to set a bar
+            read(todo if len(scores) >= best else sorted(todo, key=lambda j: -priors[j])[: best - len(scores)])
 
     def view(self, question: str, spans: Sequence[LinkedSpan], used: Sequence[int], opts: QAOptions) -> QuestionView:
         """The question with the mentions ``used`` masked, its embedding, and the exemplar votes it gets: nearest
@@ -463,6 +505,35 @@ class CandidateRanker:
             orders = [sig] if len(sig) == 1 else [sig, tuple(reversed(sig))]
             scores[i] = max(score([s for path in o for s in path]) for o in orders for score in scorers)
         return scores
+
+
+class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
+    """:func:`~kgsvc.qa.zeroshot.answer_ranges` of a graph, computed on first read (most questions never read
+    them, and a new index version's first question would pay O(relations · triples) for them)."""
+
+    def __init__(self, graph: QAGraph) -> None:
+        self._graph = graph
+        self._ranges: dict[tuple[str, bool], frozenset[str]] | None = None
+
+    def _read(self) -> dict[tuple[str, bool], frozenset[str]]:
+        if self._ranges is None:  # two threads may both compute it: the same value
+            snapshot = self._graph.snapshot
+            self._ranges = answer_ranges(
+                [relation_key(label) for label in self._graph.relation_labels],
+                snapshot.triple_heads,
+                snapshot.triple_relations,
+                snapshot.triple_tails,
+            )
+        return self._ranges
+
+    def __getitem__(self, step: tuple[str, bool]) -> frozenset[str]:
+        return self._read()[step]
+
+    def __iter__(self) -> Iterator[tuple[str, bool]]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
 
 
 def coordinates(masked: str) -> bool:
