@@ -304,9 +304,9 @@ def _streamed_tables(store: Store, graph: str, plan: NamePlan, languages: Sequen
     give_back_memory()
     node_id = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
     node_id[order] = np.arange(n, dtype=node_id.dtype)
-    head_ids = node_id[np.concatenate(heads)] if heads else np.zeros(0, np.int64)
+    head_ids: npt.NDArray[Any] = node_id[np.concatenate(heads)] if heads else np.zeros(0, np.int64)
     del heads
-    tail_ids = node_id[np.concatenate(tails)] if tails else np.zeros(0, np.int64)
+    tail_ids: npt.NDArray[Any] = node_id[np.concatenate(tails)] if tails else np.zeros(0, np.int64)
     del tails
     is_class = np.zeros(n, dtype=bool)
     if classes:
@@ -317,7 +317,7 @@ def _streamed_tables(store: Store, graph: str, plan: NamePlan, languages: Sequen
     rel_remap = np.empty(len(relation_index), dtype=np.int64)
     for new, term in enumerate(relation_terms):
         rel_remap[relation_index[term]] = new
-    rel_ids = rel_remap[np.concatenate(relations)] if relations else np.zeros(0, np.int64)
+    rel_ids: npt.NDArray[Any] = rel_remap[np.concatenate(relations)] if relations else np.zeros(0, np.int64)
     del relations
     relation_labels = [_text(term, relation_names, {}) for term in relation_terms]
     node_terms = gather(terms, order)
@@ -436,9 +436,7 @@ class _BestLabels:
         return found
 
 
-def _best_labels(
-    store: Store, graph: str, plan: NamePlan, languages: Sequence[str], nodes: Interner
-) -> _BestLabels:
+def _best_labels(store: Store, graph: str, plan: NamePlan, languages: Sequence[str], nodes: Interner) -> _BestLabels:
     """The label candidates of the nodes of ``nodes``, read in chunks (:func:`kgsvc.index.names.best_names`)."""
     best = _BestLabels(nodes, 3 if plan.given or plan.family else 1)
     rank = {p: i for i, p in enumerate(plan.predicates)}
