@@ -6,7 +6,10 @@ then, in a fresh child process per measurement and on a fresh copy of that folde
 stage starts and the stage's own peak (``VmHWM``, reset at the start of each stage through ``/proc/self/clear_refs``,
 so each stage's peak is its own, not the process's so far)::
 
-    python bench/build_memory.py --workdir /tmp/mem --scales 1 2 [--fake] [--json out.json]
+    python bench/build_memory.py --workdir /tmp/mem --scales 1 2 [--fake] [--stop-after labels] [--json out.json]
+
+``--stop-after STAGE`` cuts the build short after that stage (nothing is published): the labels stage alone at
+sizes where the vectors stage would take many minutes.
 
 ``--fake`` replaces the model by a deterministic stand-in (a unit vector seeded by each text's CRC-32, 384
 dimensions, no torch): the graph-dependent memory without the model's few hundred MB and without the minutes of

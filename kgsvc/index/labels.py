@@ -21,8 +21,13 @@ literals of the dataset's name predicates, chosen by :func:`kgsvc.index.names.na
 
 Terms are kept as N-Triples text (``<iri>``, ``_:b``, ``"lex"@en``, ``"5"^^<…#integer>``).
 
-Cost: one pass over the triples and one over the label literals, O(m) dict look-ups plus an O(n log n) sort of
-the terms; about 1 s for MetaQA's 129k triples (measured in ``tests/index``, reported by the build metrics).
+Cost: one pass over the triples and one over the label literals, read in chunks of :data:`CHUNK_ROWS` rows; the
+terms are interned as 64-bit keys in numpy arrays with their UTF-8 bytes in one blob (:mod:`kgsvc.index.terms`),
+not as a Python dictionary of every term, then sorted by their bytes in numpy (O(n log n)). Memory: one chunk's
+Python objects plus ~25 bytes per node and 12 per triple of arrays, and the term and text bytes (docs/scale.md,
+"The labels stage without a Python object per term"). The previous dictionary pass (:func:`tables_from_triples`)
+is kept as the reference the streamed one equals (``tests/index/test_terms.py``) and as its fallback when two terms
+share a key.
 Triples are kept in canonical order (by head, relation, tail id), so their edge ids depend only on the data.
 
 Incremental: :func:`subject_triples` re-reads the triples of the subjects a change touched and
@@ -292,7 +297,11 @@ def _streamed_tables(store: Store, graph: str, plan: NamePlan, languages: Sequen
     give_back_memory()
     terms = nodes.table()
     literal_values = nodes.extra_table()
-    del nodes  # ``best`` holds it until the relations' labels are found
+    del nodes
+    relation_terms = sorted(relation_index)
+    relation_names = best.labels_of(relation_terms)
+    best.drop_nodes()  # the interner's key arrays, before the sort
+    give_back_memory()
     by_bytes = byte_order(terms)
     starts = np.asarray(terms.offsets)[:-1]
     first_byte = np.zeros(n, dtype=np.uint8)
@@ -311,9 +320,6 @@ def _streamed_tables(store: Store, graph: str, plan: NamePlan, languages: Sequen
     is_class = np.zeros(n, dtype=bool)
     if classes:
         is_class[np.concatenate(classes)] = True
-    relation_terms = sorted(relation_index)
-    relation_names = best.labels_of(relation_terms)
-    best.drop_nodes()  # the interner's key arrays
     rel_remap = np.empty(len(relation_index), dtype=np.int64)
     for new, term in enumerate(relation_terms):
         rel_remap[relation_index[term]] = new
@@ -336,6 +342,7 @@ def _streamed_tables(store: Store, graph: str, plan: NamePlan, languages: Sequen
         ids = np.arange(start, stop, dtype=np.int64)
         label_slot[ids] = texts.slots(texts.add(block))
     del best, literal_values
+    give_back_memory()
     distinct = texts.table()
     del texts
     text_order = byte_order(distinct)
