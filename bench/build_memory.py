@@ -6,7 +6,10 @@ then, in a fresh child process per measurement and on a fresh copy of that folde
 stage starts and the stage's own peak (``VmHWM``, reset at the start of each stage through ``/proc/self/clear_refs``,
 so each stage's peak is its own, not the process's so far)::
 
-    python bench/build_memory.py --workdir /tmp/mem --scales 1 2 [--fake] [--json out.json]
+    python bench/build_memory.py --workdir /tmp/mem --scales 1 2 [--fake] [--stop-after labels] [--json out.json]
+
+``--stop-after STAGE`` cuts the build short after that stage (nothing is published): the labels stage alone at
+sizes where the vectors stage would take many minutes.
 
 ``--fake`` replaces the model by a deterministic stand-in (a unit vector seeded by each text's CRC-32, 384
 dimensions, no torch): the graph-dependent memory without the model's few hundred MB and without the minutes of
@@ -70,8 +73,13 @@ def prepare(workdir: Path, scale: int) -> Path:
     return folder
 
 
-def measure(data: Path, fake: bool) -> dict[str, Any]:
-    """One full build on ``data`` (changed in place: pass a copy), stage by stage."""
+class _Stop(BaseException):
+    """Raised after the stage ``--stop-after`` names: the build is cut short there (nothing is published)."""
+
+
+def measure(data: Path, fake: bool, stop_after: str | None = None) -> dict[str, Any]:
+    """One full build on ``data`` (changed in place: pass a copy), stage by stage; up to ``stop_after`` only when
+    given (the later stages and the version's publication are skipped)."""
     import kgsvc
     import kgsvc.index.build as build
     from kgsvc.index.embed import Embedder
@@ -112,16 +120,22 @@ def measure(data: Path, fake: bool) -> dict[str, Any]:
             "end_mb": _status("VmRSS"),
             "s": round(time.perf_counter() - start, 1),
         }
+        if name == stop_after:
+            raise _Stop(name)
 
     build._Stages.stage = stage  # type: ignore[method-assign]
     with kgsvc.KG.open(settings=Settings(data_dir=data, auto_index=False)) as kg:
         result["opened"] = _status("VmRSS")
         started = time.perf_counter()
-        build.build_index(kg.store, kg.catalog, kg.settings, "kb", embedder=embedder)
+        try:
+            build.build_index(kg.store, kg.catalog, kg.settings, "kb", embedder=embedder)
+        except _Stop:
+            result["counts"] = {"nodes": -1, "edges": -1}
+        else:
+            row = kg.catalog.current_index_version("kb")
+            assert row is not None
+            result["counts"] = row.counts
         result["build_s"] = round(time.perf_counter() - started, 1)
-        row = kg.catalog.current_index_version("kb")
-        assert row is not None
-        result["counts"] = row.counts
     result["stages"] = stages
     result["peak_mb"] = max(s["peak_mb"] for s in stages.values())
     return result
@@ -133,11 +147,12 @@ def main() -> None:
     parser.add_argument("--scales", type=int, nargs="+", default=[1])
     parser.add_argument("--fake", action="store_true", help="a stand-in embedder instead of the model")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--stop-after", choices=["labels", "embedding", "vectors"], help="cut the build short there")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one is not None:
-        args.out.write_text(json.dumps(measure(args.one, args.fake)))
+        args.out.write_text(json.dumps(measure(args.one, args.fake, args.stop_after)))
         return
     args.workdir.mkdir(parents=True, exist_ok=True)
     results = []
@@ -149,6 +164,7 @@ def main() -> None:
             out = Path(tmp) / "out.json"
             command = [sys.executable, str(Path(__file__).resolve()), "--workdir", str(args.workdir)]
             command += ["--one", str(copy), "--out", str(out)] + (["--fake"] if args.fake else [])
+            command += ["--stop-after", args.stop_after] if args.stop_after else []
             subprocess.run(command, check=True)
             result = json.loads(out.read_text()) | {"scale": scale}
         results.append(result)

@@ -21,8 +21,13 @@ literals of the dataset's name predicates, chosen by :func:`kgsvc.index.names.na
 
 Terms are kept as N-Triples text (``<iri>``, ``_:b``, ``"lex"@en``, ``"5"^^<…#integer>``).
 
-Cost: one pass over the triples and one over the label literals, O(m) dict look-ups plus an O(n log n) sort of
-the terms; about 1 s for MetaQA's 129k triples (measured in ``tests/index``, reported by the build metrics).
+Cost: one pass over the triples and one over the label literals, read in chunks of :data:`CHUNK_ROWS` rows; the
+terms are interned as 64-bit keys in numpy arrays with their UTF-8 bytes in one blob (:mod:`kgsvc.index.terms`),
+not as a Python dictionary of every term, then sorted by their bytes in numpy (O(n log n)). Memory: one chunk's
+Python objects plus ~25 bytes per node and 12 per triple of arrays, and the term and text bytes (docs/scale.md,
+"The labels stage without a Python object per term"). The previous dictionary pass (:func:`tables_from_triples`)
+is kept as the reference the streamed one equals (``tests/index/test_terms.py``) and as its fallback when two terms
+share a key.
 Triples are kept in canonical order (by head, relation, tail id), so their edge ids depend only on the data.
 
 Incremental: :func:`subject_triples` re-reads the triples of the subjects a change touched and
@@ -41,8 +46,10 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import itertools
+import logging
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import unquote
@@ -52,6 +59,7 @@ import numpy.typing as npt
 
 from kgsvc.index.names import NamePlan, best_names, candidates_query, iri_name, name_plan
 from kgsvc.index.strings import StringTable, TextLabels
+from kgsvc.index.terms import HashCollision, Interner, byte_order, decoded, gather, give_back_memory
 from kgsvc.queries import load_query
 from kgsvc.store import Literal, QuerySolutions, Store
 
@@ -79,6 +87,8 @@ LABEL_PREDICATES: tuple[str, ...] = (
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 #: Default language preference: English, then untagged; any other language comes after these.
 DEFAULT_LANGUAGES: tuple[str, ...] = ("en", "")
+
+log = logging.getLogger(__name__)
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[_\-+.]+|%20|\s+")
@@ -198,15 +208,272 @@ def extract_labels(
     -----
     O(m + l) SPARQL rows for m triples and l label literals, O(n log n) for sorting n terms.
     """
-    rows = cast(QuerySolutions, store.query(load_query("labels_triples"), default_graph=[graph]))
-    triples = ((str(row[0]), str(row[1]), row[2]) for row in rows)
     if plan is None:
         plan = name_plan(store, graph, configured=name_predicates, known=LABEL_PREDICATES, discovery=discovery)
+    try:
+        return _streamed_tables(store, graph, plan, languages)
+    except HashCollision:  # two distinct terms share a 64-bit key (kgsvc.index.terms): the exact dictionaries
+        log.warning("label pass of %s: a 64-bit term key collision; redone with dictionaries", graph)
+        return _dict_tables(store, graph, plan, languages)
+
+
+def _dict_tables(store: Store, graph: str, plan: NamePlan, languages: Sequence[str]) -> LabelTables:
+    """The full pass with Python dictionaries of every term (:func:`tables_from_triples`): the reference that
+    :func:`_streamed_tables` equals, and its fallback."""
+    rows = cast(QuerySolutions, store.query(load_query("labels_triples"), default_graph=[graph]))
+    triples = ((str(row[0]), str(row[1]), row[2]) for row in rows)
     candidates = cast(QuerySolutions, store.query(candidates_query(plan), default_graph=[graph]))
     labels = best_names(
         ((str(r[0]), r[1].value, r[2]) for r in candidates), plan, lambda tag: _language_rank(tag, languages)
     )
     return tables_from_triples(triples, labels)
+
+
+#: Rows of the full pass handled at a time (:func:`_streamed_tables`): its Python objects are one chunk's.
+CHUNK_ROWS = 1 << 14
+
+
+def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(rows)
+    while chunk := list(itertools.islice(iterator, size)):
+        yield chunk
+
+
+def _streamed_tables(store: Store, graph: str, plan: NamePlan, languages: Sequence[str]) -> LabelTables:
+    """The full pass of :func:`extract_labels` without a Python object per term (issue 23): equal to
+    :func:`_dict_tables` (same terms, ids, labels, texts and triple order).
+
+    The triples are read in chunks of :data:`CHUNK_ROWS`; each term is interned by a 64-bit key
+    (:class:`~kgsvc.index.terms.Interner`: numpy arrays and one UTF-8 blob), a triple is kept as the keys of its
+    head and tail and the first-seen id of its predicate. The label candidates are read in chunks too and the best
+    one per term and side (name; given and family name) is kept as arrays over the terms (language rank, predicate
+    rank, the text's slot in an interner of texts). The terms are then sorted by their bytes
+    (:func:`~kgsvc.index.terms.byte_order`), the node labels made block by block and interned, and their distinct
+    texts sorted likewise. Python objects: one chunk's rows, and the predicates (few).
+
+    Raises
+    ------
+    HashCollision
+        When two distinct terms or texts share a key (the caller falls back to :func:`_dict_tables`).
+    """
+    nodes = Interner()
+    relation_index: dict[str, int] = {}
+    rdf_type = f"<{RDF_TYPE}>"
+    heads: list[npt.NDArray[np.integer[Any]]] = []  # node slots (first-seen ids), chunk by chunk
+    tails: list[npt.NDArray[np.integer[Any]]] = []
+    relations: list[npt.NDArray[np.integer[Any]]] = []
+    classes: list[npt.NDArray[np.integer[Any]]] = []
+    rows = iter(cast(QuerySolutions, store.query(load_query("labels_triples"), default_graph=[graph])))
+    while True:
+        subjects: list[str] = []
+        predicates: list[str] = []
+        object_texts: list[str] = []
+        values: list[str] = []
+        for row in itertools.islice(rows, CHUNK_ROWS):  # no row object is kept: only its strings
+            subjects.append(str(row[0]))
+            predicates.append(str(row[1]))
+            obj = row[2]
+            object_texts.append(str(obj))
+            values.append(obj.value if isinstance(obj, Literal) else "")
+        if not subjects:
+            break
+        count = len(subjects)
+        slots = nodes.slots(nodes.add(subjects + object_texts, [""] * count + values))
+        slots = slots.astype(np.int32) if len(nodes) < 2**31 else slots  # a triple's head and tail: 8 bytes
+        heads.append(slots[:count])
+        tails.append(slots[count:])
+        relation = np.fromiter(
+            (relation_index.setdefault(p, len(relation_index)) for p in predicates), dtype=np.int64, count=count
+        )
+        relations.append(relation.astype(np.int32) if len(relation_index) < 2**31 else relation)
+        if rdf_type in relation_index:
+            classes.append(slots[count:][relation == relation_index[rdf_type]])
+        del subjects, predicates, object_texts, values, slots
+        if len(heads) % 16 == 0:
+            give_back_memory()  # the chunks' strings, freed
+    give_back_memory()
+    n = len(nodes)
+    best = _best_labels(store, graph, plan, languages, nodes)
+    give_back_memory()
+    terms = nodes.table()
+    literal_values = nodes.extra_table()
+    del nodes
+    relation_terms = sorted(relation_index)
+    relation_names = best.labels_of(relation_terms)
+    best.drop_nodes()  # the interner's key arrays, before the sort
+    give_back_memory()
+    by_bytes = byte_order(terms)
+    starts = np.asarray(terms.offsets)[:-1]
+    first_byte = np.zeros(n, dtype=np.uint8)
+    nonempty = np.diff(np.asarray(terms.offsets)) > 0
+    first_byte[nonempty] = np.asarray(terms.blob)[starts[nonempty]]
+    literal = first_byte == ord('"')
+    order = np.concatenate([by_bytes[~literal[by_bytes]], by_bytes[literal[by_bytes]]])  # IRIs, blank, literals
+    del by_bytes
+    give_back_memory()
+    node_id = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+    node_id[order] = np.arange(n, dtype=node_id.dtype)
+    head_ids: npt.NDArray[Any] = node_id[np.concatenate(heads)] if heads else np.zeros(0, np.int64)
+    del heads
+    tail_ids: npt.NDArray[Any] = node_id[np.concatenate(tails)] if tails else np.zeros(0, np.int64)
+    del tails
+    is_class = np.zeros(n, dtype=bool)
+    if classes:
+        is_class[np.concatenate(classes)] = True
+    rel_remap = np.empty(len(relation_index), dtype=np.int64)
+    for new, term in enumerate(relation_terms):
+        rel_remap[relation_index[term]] = new
+    rel_ids: npt.NDArray[Any] = rel_remap[np.concatenate(relations)] if relations else np.zeros(0, np.int64)
+    del relations
+    relation_labels = [_text(term, relation_names, {}) for term in relation_terms]
+    node_terms = gather(terms, order)
+    del terms
+    texts = Interner()
+    label_slot = np.empty(n, dtype=np.int64)
+    for start in range(0, n, CHUNK_ROWS):
+        stop = min(start + CHUNK_ROWS, n)
+        slots = order[start:stop]
+        block = [
+            _node_text(term, best.label(slot), literal_values, slot, klass)
+            for term, slot, klass in zip(
+                decoded(node_terms, start, stop), slots.tolist(), is_class[slots].tolist(), strict=True
+            )
+        ]
+        ids = np.arange(start, stop, dtype=np.int64)
+        label_slot[ids] = texts.slots(texts.add(block))
+    del best, literal_values
+    give_back_memory()
+    distinct = texts.table()
+    del texts
+    text_order = byte_order(distinct)
+    text_rank = np.empty(len(distinct), dtype=np.int64)
+    text_rank[text_order] = np.arange(len(distinct), dtype=np.int64)
+    node_texts = gather(distinct, text_order)
+    node_text_ids = text_rank[label_slot].astype(np.int32)
+    del distinct, text_order, text_rank, label_slot
+    give_back_memory()
+    # the canonical order (:func:`_tables`) of the triples, sorted and permuted as int32 when the ids fit: the
+    # int64 arrays are made one at a time
+    narrow = np.int32 if max(n, len(relation_terms)) < 2**31 else np.int64
+    head_ids, rel_ids, tail_ids = (a.astype(narrow, copy=False) for a in (head_ids, rel_ids, tail_ids))
+    canonical = np.lexsort((tail_ids, rel_ids, head_ids))
+    head_ids = head_ids[canonical]
+    rel_ids = rel_ids[canonical]
+    tail_ids = tail_ids[canonical]
+    del canonical
+    relation_texts, relation_text_ids = _distinct(relation_labels)
+    return LabelTables(
+        node_terms=node_terms,
+        node_labels=TextLabels(node_texts, node_text_ids),
+        relation_terms=relation_terms,
+        relation_labels=relation_labels,
+        node_texts=node_texts,
+        node_text_ids=node_text_ids,
+        relation_texts=relation_texts,
+        relation_text_ids=relation_text_ids,
+        heads=head_ids.astype(np.int64),
+        relations=rel_ids.astype(np.int64),
+        tails=tail_ids.astype(np.int64),
+    )
+
+
+def _node_text(term: str, label: str | None, literal_values: StringTable, slot: int, is_class: bool) -> str:
+    """A node's text as :func:`_text` gives it (``label``: its chosen name, if any)."""
+    if label is not None:
+        return label
+    if term.startswith('"'):
+        return literal_values[slot]
+    if term.startswith("<"):
+        return humanize(term[1:-1]) if is_class else iri_name(term[1:-1])
+    return ""
+
+
+class _BestLabels:
+    """The best label candidate per node slot and side (0: a name predicate; 1, 2: given and family name), as
+    :func:`kgsvc.index.names.best_names` chooses it: arrays over the slots, the texts in an :class:`Interner`."""
+
+    def __init__(self, nodes: Interner, sides: int) -> None:
+        self.nodes = nodes
+        n = len(nodes)
+        big = np.iinfo(np.int32).max
+        self.rank = [np.full((n, 2), big, dtype=np.int32) for _ in range(sides)]  # (language rank, predicate rank)
+        self.text = [np.full(n, -1, dtype=np.int64) for _ in range(sides)]  # slot in ``texts``, -1: none
+        self.texts = Interner()
+        self._table: StringTable | None = None
+
+    def drop_nodes(self) -> None:
+        self.nodes = Interner()
+
+    def offer(self, side: int, candidates: dict[str, tuple[int, int, str]]) -> None:
+        """Merge one chunk's best ``term -> (language rank, predicate rank, text)`` of ``side``."""
+        terms = list(candidates)
+        slots = self.nodes.find(terms)
+        known = slots >= 0
+        if not known.any():
+            return
+        keys = [candidates[terms[i]] for i in np.flatnonzero(known).tolist()]
+        slots = slots[known]
+        text_slots = self.texts.slots(self.texts.add([k[2] for k in keys]))
+        ranks = np.asarray([(k[0], k[1]) for k in keys], dtype=np.int64).reshape(-1, 2)
+        current, current_text = self.rank[side][slots], self.text[side][slots]
+        lower = (ranks[:, 0] < current[:, 0]) | ((ranks[:, 0] == current[:, 0]) & (ranks[:, 1] < current[:, 1]))
+        tie = (ranks[:, 0] == current[:, 0]) & (ranks[:, 1] == current[:, 1]) & (current_text >= 0)
+        for i in np.flatnonzero(tie).tolist():  # the same ranks in an earlier chunk: the smallest text wins
+            lower[i] = keys[i][2] < self.texts.get(int(current_text[i]))
+        self.rank[side][slots[lower]] = ranks[lower]
+        self.text[side][slots[lower]] = text_slots[lower]
+
+    def label(self, slot: int) -> str | None:
+        """The chosen name of node ``slot`` (a name predicate's, else the given + family pair), if any."""
+        if self._table is None:
+            self._table = self.texts.table()
+        table = self._table
+        if self.text[0][slot] >= 0:
+            return table[int(self.text[0][slot])]
+        parts = [table[int(side[slot])] for side in self.text[1:] if side[slot] >= 0]
+        return " ".join(parts) if parts else None
+
+    def labels_of(self, terms: Sequence[str]) -> dict[str, str]:
+        """``term -> label`` of the few ``terms`` that are nodes with a chosen name (the relations)."""
+        found: dict[str, str] = {}
+        for term, slot in zip(terms, self.nodes.find(terms).tolist(), strict=True):
+            label = self.label(slot) if slot >= 0 else None
+            if label is not None:
+                found[term] = label
+        return found
+
+
+def _best_labels(store: Store, graph: str, plan: NamePlan, languages: Sequence[str], nodes: Interner) -> _BestLabels:
+    """The label candidates of the nodes of ``nodes``, read in chunks (:func:`kgsvc.index.names.best_names`)."""
+    best = _BestLabels(nodes, 3 if plan.given or plan.family else 1)
+    rank = {p: i for i, p in enumerate(plan.predicates)}
+    sides = [(1, {p: i for i, p in enumerate(plan.given)}), (2, {p: i for i, p in enumerate(plan.family)})]
+    candidates = cast(QuerySolutions, store.query(candidates_query(plan), default_graph=[graph]))
+    for chunk in _chunks(candidates, CHUNK_ROWS):
+        chosen: list[dict[str, tuple[int, int, str]]] = [{}, {}, {}]
+        for row in chunk:
+            literal = row[2]
+            text = " ".join(literal.value.split())
+            if not text:
+                continue
+            term, predicate = str(row[0]), row[1].value
+            language = _language_rank(literal.language, languages)
+            if predicate in rank:
+                key = (language, rank[predicate], text)
+                current = chosen[0].get(term)
+                if current is None or key < current:
+                    chosen[0][term] = key
+            for side, order in sides:
+                if predicate in order:
+                    key = (language, order[predicate], text)
+                    current = chosen[side].get(term)
+                    if current is None or key < current:
+                        chosen[side][term] = key
+        del chunk
+        for side, found in enumerate(chosen):
+            if found:
+                best.offer(side, found)
+    return best
 
 
 def tables_from_triples(triples: Iterable[tuple[str, str, Any]], labels: dict[str, str]) -> LabelTables:

@@ -52,8 +52,8 @@ def test_sample_terms_ids_and_texts(kg: kgsvc.KG) -> None:
     assert relations[f"<{EX}directedBy>"] == "directed by"
     assert relations[RDFS_LABEL] == "label"  # the labelling predicate is still a relation
     # distinct texts: shared labels share a text id
-    assert tables.node_texts == sorted(set(tables.node_labels))
-    assert [tables.node_texts[i] for i in tables.node_text_ids] == tables.node_labels
+    assert list(tables.node_texts) == sorted(set(tables.node_labels))
+    assert [tables.node_texts[i] for i in tables.node_text_ids] == list(tables.node_labels)
     kon = [i for i, term in enumerate(tables.node_terms) if tables.node_labels[i] == "Satoshi Kon"]
     assert len(kon) == 2 and len({int(tables.node_text_ids[i]) for i in kon}) == 1  # the IRI and its label literal
 
