@@ -213,7 +213,8 @@ def table(results: list[dict[str, Any]]) -> str:
         stages = " / ".join(f"{r[f'{s}_s']:.1f}" for s in STAGES)
         modes = ",".join(sorted(set(r["change_modes"])))
         lines.append(
-            f"| {r['code']}{' (stand-in rows)' if r.get('stand_in') else ''} | ×{r['scale']} | {r['triples']:,} | {r['build_s']:.0f} ({stages}) | "
+            f"| {r['code']}{' (stand-in rows)' if r.get('stand_in') else ''} | ×{r['scale']} | {r['triples']:,} |"
+            f" {r['build_s']:.0f} ({stages}) | "
             f"{r['build_peak_rss_mb'] / 1024:.2f} GB | {r['disk_mib']:.0f} MiB | {r['change_p50_s']} s ({modes}) | "
             f"{r.get('change_build_p50_s')} / {r.get('change_rest_p50_s')} s | "
             f"{r['ask_p50_ms']:.0f} / {r['ask_p95_ms']:.0f} ms | {r['sparql_p50_ms']:.2f} ms |"
