@@ -19,44 +19,17 @@ import pstats
 import random
 import sys
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
-
-def _stand_in_rows() -> None:
-    """Patch :meth:`Embedder.encode` so that calls with ``cache=False`` (a build's chunks) get stand-in rows."""
-    from kgsvc.index.embed import Embedder
-
-    real = Embedder.encode
-
-    def encode(self: Embedder, texts: Any, *, cache: bool = True) -> Any:
-        if cache:
-            return real(self, texts, cache=cache)
-        rows = np.empty((len(texts), 384), dtype=np.float32)
-        for i, text in enumerate(texts):
-            row = np.random.default_rng(zlib.crc32(text.encode("utf-8", "surrogatepass"))).standard_normal(384)
-            rows[i] = row / np.linalg.norm(row)
-        return rows
-
-    Embedder.encode = encode  # type: ignore[method-assign]
-
-
-def _write_kb(path: Path) -> list[tuple[str, str, str]]:
-    # bench/scale.py of this file's checkout (not of PYTHONPATH's): only the KB writer
+def _scale() -> Any:
+    """bench/scale.py of this file's checkout (not of PYTHONPATH's): its KB writer, stand-in rows and percentile."""
     spec = importlib.util.spec_from_file_location("_scale", Path(__file__).with_name("scale.py"))
     assert spec is not None and spec.loader is not None
     scale = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(scale)
-    kb: list[tuple[str, str, str]] = scale.write_kb(path, 1)
-    return kb
-
-
-def _p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+    return scale
 
 
 def main() -> None:
@@ -72,10 +45,11 @@ def main() -> None:
     from kgsvc.index.embed import Embedder
     from kgsvc.settings import Settings
 
+    scale = _scale()
     if args.stand_in:
-        _stand_in_rows()
+        scale._stand_in_rows()
     args.workdir.mkdir(parents=True, exist_ok=True)
-    kb = _write_kb(args.workdir / "metaqa_x1.tsv")
+    kb: list[tuple[str, str, str]] = scale.write_kb(args.workdir / "metaqa_x1.tsv", 1)
     Embedder().encode(["warm-up"])
     rng = random.Random(args.seed)
     films = sorted({h for h, r, _ in kb if r == "directed_by"})
@@ -111,7 +85,10 @@ def main() -> None:
                 if profile is not None:
                     profile.disable()
                 answers[question] = [a.label for a in answer.answers]
-            result[name] = {"p50_ms": round(1000 * _p(seconds, 0.5), 1), "p95_ms": round(1000 * _p(seconds, 0.95), 1)}
+            result[name] = {
+                "p50_ms": round(1000 * scale._p(seconds, 0.5), 1),
+                "p95_ms": round(1000 * scale._p(seconds, 0.95), 1),
+            }
     if profile is not None:
         pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
     if args.answers is not None:
