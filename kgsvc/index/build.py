@@ -28,10 +28,11 @@ and the Qdrant Edge shards of its base under ``index_dir/D/shards/vB/`` (:data:`
 live on the server as ``kgsvc_D_vN_<collection>`` instead and the manifest says so.
 
 The metadata row goes ``building`` → ``complete`` (with counts, and per-stage seconds and peak RSS in metrics)
-or ``failed`` (with the error). Only a complete version is current (newest complete wins), so a failed or
-interrupted build leaves the previous version serving. After version N completes, the complete version it replaces
-is kept (queries that opened it finish on it) and every older version is marked ``removed`` and its files (and
-server collections) deleted; then every base shard no remaining version refers to. Idempotent: when the newest
+or ``failed`` (with the error). A stage's peak RSS is the process's peak during that stage (in a process running
+two builds at once it can be the other build's). Only a complete version is current (newest complete wins), so a
+failed or interrupted build leaves the previous version serving. After version N completes, the complete version it
+replaces is kept (queries that opened it finish on it) and every older version is marked ``removed`` and its files
+(and server collections) deleted; then every base shard no remaining version refers to. Idempotent: when the newest
 complete version already covers the requested ``store_version``, nothing is built.
 
 Only names of nodes and relations (up to :data:`kgsvc.index.names.EMBED_MAX_CHARS` characters) and short literals
@@ -73,6 +74,7 @@ whole, the text -> nodes CSR re-sorted; docs/scale.md says how much.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import ctypes
 import dataclasses
 import json
@@ -226,7 +228,20 @@ def _dataset_lock(name: str) -> threading.Lock:
         return _LOCKS.setdefault(name, threading.Lock())
 
 
+def _reset_peak_rss() -> None:
+    """Make the process's peak RSS (``VmHWM``) its current RSS, so that :func:`_peak_rss_mb` reads the peak of what
+    runs from now on, not a peak from before the build (an embedded KG's load of a large file). Linux >= 4.0
+    (``/proc/self/clear_refs``); elsewhere a no-op, and the metric is the process's lifetime peak."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
 def _peak_rss_mb() -> float:
+    """The process's peak RSS in MB since the last :func:`_reset_peak_rss` (or since it started)."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
 
 
@@ -381,6 +396,7 @@ class _Stages:
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
         interrupt.check(f"the index build ({name} stage)")  # KG.stop: the version fails, its folder is deleted
+        _reset_peak_rss()
         start = time.perf_counter()
         yield
         self.metrics[f"{name}_s"] = round(time.perf_counter() - start, 3)

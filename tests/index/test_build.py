@@ -70,6 +70,18 @@ def test_build_complete_current_and_idempotent(manual: kgsvc.KG) -> None:
     assert snapshot_triples(index) == stored_triples(manual, "sample")
 
 
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="needs Linux's resettable peak RSS")
+def test_stage_peak_rss_is_the_stage_s_not_an_earlier_peak_of_the_process(manual: kgsvc.KG) -> None:
+    """An embedded KG loads and builds in one process: a big load before the build must not be its peak."""
+    spike = np.ones(400 * 2**20, dtype=np.uint8)  # 400 MB touched, then returned to the system
+    before = build_module._peak_rss_mb()
+    del spike
+    manual.build_index("sample")
+    (row,) = manual.catalog.index_versions("sample")
+    peaks = [row.metrics[f"{stage}_peak_rss_mb"] for stage in ("labels", "embedding", "vectors", "snapshot")]
+    assert 0 < max(peaks) < before - 200, (peaks, before)
+
+
 def test_candidates_match_brute_force_over_all_nodes(manual: kgsvc.KG) -> None:
     manual.build_index("sample")
     index = manual.index("sample")
