@@ -14,6 +14,9 @@ sizes where the vectors stage would take many minutes.
 ``--fake`` replaces the model by a deterministic stand-in (a unit vector seeded by each text's CRC-32, 384
 dimensions, no torch): the graph-dependent memory without the model's few hundred MB and without the minutes of
 forward passes. Without it the real model runs (loaded before the build starts; its RSS is reported as ``model``).
+``--stand-in`` loads the real model (resident, as in a warmed worker) but gives the build's chunks the stand-in's
+rows (``bench/scale.py --stand-in``): the build's memory with the model in the process, without hours of forward
+passes at x16. ``prepare`` prints the load's own peak (the parent process's ``VmHWM`` after loading the KB).
 The checkout whose ``kgsvc`` runs is ``PYTHONPATH``'s: set it (``PYTHONPATH=$PWD``), since ``python bench/...``
 puts ``bench/`` first on the path and would otherwise import the installed kgsvc (an editable install of
 another checkout); the JSON's ``kgsvc`` names the one that ran.
@@ -40,7 +43,7 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import write_kb  # noqa: E402
+from scale import _stand_in_rows, write_kb  # noqa: E402
 
 
 def _status(key: str) -> float:
@@ -66,8 +69,11 @@ def prepare(workdir: Path, scale: int) -> Path:
     source = workdir / f"metaqa_x{scale}.tsv"
     write_kb(source, scale)
     with kgsvc.KG.open(settings=Settings(data_dir=folder, auto_index=False)) as kg:
+        _reset_peak()
+        before = _status("VmRSS")
         kg.load(source, dataset="kb")
         kg.wait()
+        print(f"×{scale} loaded: RSS {before:.0f} → peak {_status('VmHWM'):.0f} MB", flush=True)
     source.unlink(missing_ok=True)
     (folder / ".loaded").write_text("")
     return folder
@@ -77,7 +83,7 @@ class _Stop(BaseException):
     """Raised after the stage ``--stop-after`` names: the build is cut short there (nothing is published)."""
 
 
-def measure(data: Path, fake: bool, stop_after: str | None = None) -> dict[str, Any]:
+def measure(data: Path, fake: bool, stop_after: str | None = None, stand_in: bool = False) -> dict[str, Any]:
     """One full build on ``data`` (changed in place: pass a copy), stage by stage; up to ``stop_after`` only when
     given (the later stages and the version's publication are skipped)."""
     import kgsvc
@@ -99,7 +105,10 @@ def measure(data: Path, fake: bool, stop_after: str | None = None) -> dict[str, 
                 rows[i] = row / np.linalg.norm(row)
             return rows
 
+    if stand_in:
+        _stand_in_rows()
     result: dict[str, Any] = {"kgsvc": str(Path(kgsvc.__file__).parent), "fake": fake, "start": _status("VmRSS")}
+    result["stand_in"] = stand_in
     embedder: Embedder = FakeEmbedder() if fake else Embedder()
     if not fake:
         embedder.encode(["warm-up"])
@@ -146,13 +155,15 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--scales", type=int, nargs="+", default=[1])
     parser.add_argument("--fake", action="store_true", help="a stand-in embedder instead of the model")
+    parser.add_argument("--stand-in", action="store_true", help="the model resident, the chunks' rows a stand-in")
+    parser.add_argument("--keep", type=Path, help="move the built data folder here (e.g. for change_steps.py --data)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--stop-after", choices=["labels", "embedding", "vectors"], help="cut the build short there")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one is not None:
-        args.out.write_text(json.dumps(measure(args.one, args.fake, args.stop_after)))
+        args.out.write_text(json.dumps(measure(args.one, args.fake, args.stop_after, args.stand_in)))
         return
     args.workdir.mkdir(parents=True, exist_ok=True)
     results = []
@@ -164,9 +175,12 @@ def main() -> None:
             out = Path(tmp) / "out.json"
             command = [sys.executable, str(Path(__file__).resolve()), "--workdir", str(args.workdir)]
             command += ["--one", str(copy), "--out", str(out)] + (["--fake"] if args.fake else [])
+            command += ["--stand-in"] if args.stand_in else []
             command += ["--stop-after", args.stop_after] if args.stop_after else []
             subprocess.run(command, check=True)
             result = json.loads(out.read_text()) | {"scale": scale}
+            if args.keep is not None:
+                shutil.move(copy, args.keep / f"built_x{scale}")
         results.append(result)
         stages = ", ".join(
             f"{name} {s['start_mb']:.0f}→{s['peak_mb']:.0f} MB ({s['s']} s)" for name, s in result["stages"].items()

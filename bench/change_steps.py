@@ -8,8 +8,11 @@ auto-index, full build) once. Then, per run, on a copy of that folder (so every 
 opens the KG (auto-index off), asks one question (the label index of the version on disk is built outside the
 clock), then ``--changes`` times: ``KG.update`` of one ``INSERT DATA`` (a new film with a label, directed by an
 existing director), ``KG.build_index``, ``KG.index`` (``load_index`` of the new version), the first ``KG.ask`` about
-the new film; each step timed apart, with the build's stage seconds from its metrics. The checkout whose ``kgsvc``
-runs is ``PYTHONPATH``'s: run it with main's and with a branch's on copies of one folder, back to back.
+the new film; each step timed apart, with the build's stage seconds from its metrics. Then, on the same open KG,
+``--asks`` warm "who directed <film>" questions and ``--lookups`` SPARQL one-subject lookups (p50 / p95, as
+``bench/scale.py`` times them): run it on the ×1 and the ×16 folder back to back for the issue's ratios without two
+full builds. The checkout whose ``kgsvc`` runs is ``PYTHONPATH``'s: run it with main's and with a branch's on copies
+of one folder, back to back.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -26,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import RDFS_LABEL, STAGES, write_kb  # noqa: E402
+from scale import RDFS_LABEL, STAGES, _p, write_kb  # noqa: E402
 
 
 def build(folder: Path, scale: int) -> dict[str, Any]:
@@ -46,7 +50,7 @@ def build(folder: Path, scale: int) -> dict[str, Any]:
     return metrics
 
 
-def steps(data: Path, changes: int) -> dict[str, Any]:
+def steps(data: Path, changes: int, asks: int = 0, lookups: int = 0) -> dict[str, Any]:
     """The step timings on ``data`` (changed in place: pass a copy)."""
     import kgsvc
     from kgsvc.eval.data import metaqa_kb
@@ -54,7 +58,10 @@ def steps(data: Path, changes: int) -> dict[str, Any]:
     from kgsvc.ingest.triples import entity_iri, relation_iri
     from kgsvc.settings import Settings
 
-    director = next(t for _, r, t in metaqa_kb() if r == "directed_by")
+    kb = metaqa_kb()
+    director = next(t for _, r, t in kb if r == "directed_by")
+    films = sorted({h for h, r, _ in kb if r == "directed_by"})
+    rng = random.Random(0)
     Embedder().encode(["warm-up"])  # the model loads outside every measurement
     result: dict[str, Any] = {"kgsvc": kgsvc.__file__, "load_average": os.getloadavg()[0], "changes": []}
     with kgsvc.KG.open(settings=Settings(data_dir=data, auto_index=False)) as kg:
@@ -89,6 +96,21 @@ def steps(data: Path, changes: int) -> dict[str, Any]:
             step["answered"] = bool(answer.answers) and answer.answers[0].label == director
             result["changes"].append(step)
             print(json.dumps(step), flush=True)
+        times = []
+        for film in rng.sample(films, asks):
+            started = time.perf_counter()
+            kg.ask(f"who directed {film}", dataset="kb")
+            times.append(time.perf_counter() - started)
+        lookup_times = []
+        for film in rng.sample(films, lookups):
+            started = time.perf_counter()
+            kg.sparql(f"SELECT ?p ?o WHERE {{ <{entity_iri(base, film)}> ?p ?o }}", dataset="kb")
+            lookup_times.append(time.perf_counter() - started)
+        if times:
+            result["ask_ms"] = {"p50": round(1000 * _p(times, 0.5), 1), "p95": round(1000 * _p(times, 0.95), 1)}
+        if lookup_times:
+            result["sparql_ms"] = {"p50": round(1000 * _p(lookup_times, 0.5), 2)}
+        print(json.dumps({k: result[k] for k in ("ask_ms", "sparql_ms") if k in result}), flush=True)
     result["load_average_end"] = os.getloadavg()[0]
     return result
 
@@ -99,6 +121,8 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--data", type=Path, help="a data folder --build made (copied for the run)")
     parser.add_argument("--changes", type=int, default=3)
+    parser.add_argument("--asks", type=int, default=0, help="warm questions timed after the changes")
+    parser.add_argument("--lookups", type=int, default=0, help="SPARQL lookups timed after the changes")
     parser.add_argument("--json", type=Path, help="write the timings here too")
     args = parser.parse_args()
     if args.build is not None:
@@ -109,7 +133,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kgsvc-steps-", dir=args.data.parent) as tmp:
         copy = Path(tmp) / "data"
         shutil.copytree(args.data, copy)
-        result = steps(copy, args.changes)
+        result = steps(copy, args.changes, args.asks, args.lookups)
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2))
 
