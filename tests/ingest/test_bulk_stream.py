@@ -77,6 +77,65 @@ def test_a_parse_error_names_the_line_and_does_not_block_the_writer(store: Embed
     assert not _loader_threads()
 
 
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Bulk loads in pieces of 1 MiB (two of :func:`_chunks`' chunks); the lines before each piece, recorded."""
+    if not embedded._pipes_usable():
+        pytest.skip("pieces are a pipe-path feature")
+    monkeypatch.setattr(embedded, "BULK_PIECE_BYTES", 1 << 20)
+    starts: list[int] = []
+    real = EmbeddedStore._bulk_load_piece
+
+    def spy(self: EmbeddedStore, *args: object, **kwargs: object) -> None:
+        starts.append(int(kwargs["lines_before"]))  # type: ignore[call-overload]
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(EmbeddedStore, "_bulk_load_piece", spy)
+    return starts
+
+
+def test_a_large_input_is_bulk_loaded_in_pieces(small_pieces: list[int], tmp_path: Path) -> None:
+    store = EmbeddedStore(tmp_path / "store")
+    try:
+        store.load_chunks(_chunks(60_000), RdfFormat.N_TRIPLES, graph=GRAPH, bulk=True, trusted=True)
+        assert store.count(GRAPH) == 60_000
+        assert small_pieces == [0, 20_000, 40_000]  # six chunks of 10,000 lines, two a piece
+    finally:
+        store.close()
+
+
+def test_a_parse_error_in_a_later_piece_names_the_input_s_line(small_pieces: list[int], tmp_path: Path) -> None:
+    store = EmbeddedStore(tmp_path / "store")
+    try:
+        with pytest.raises(IngestError, match=r"^gen\.nt:60001:\d+: "):
+            store.load_chunks(
+                _chunks(60_000, then=b"<http://ex/s> <http://ex/p> oops .\n"),
+                RdfFormat.N_TRIPLES,
+                graph=GRAPH,
+                bulk=True,
+                file="gen.nt",
+            )
+        assert small_pieces[-1] == 60_000 and not _loader_threads()
+    finally:
+        store.close()
+
+
+def test_a_triple_file_loads_the_same_in_pieces(kg: kgsvc.KG, tmp_path: Path, small_pieces: list[int]) -> None:
+    text = "".join(f"e{i}\tr{i % 7}\te{(i * 31) % 40_000}\n" for i in range(40_000))
+    path = tmp_path / "kb.tsv"
+    path.write_text(text)
+    bulk = kgsvc.KG(kg.settings.model_copy(update={"bulk_threshold_bytes": 0}), kg.store, kg.catalog)
+    embedded.BULK_PIECE_BYTES = 1 << 30  # restored by small_pieces' monkeypatch
+    bulk.load(path, dataset="whole")
+    assert len(small_pieces) == 1
+    embedded.BULK_PIECE_BYTES = 64 << 10  # below one chunk of the mapping (~1 MB): a piece per chunk
+    bulk.load(path, dataset="pieces")
+    assert len(small_pieces) == 1 + 3  # 40,000 facts and 40,000 labels: ~3 MB of N-Triples
+    whole, pieces = (set(bulk.dump(name).decode().splitlines()) for name in ("whole", "pieces"))
+    assert len(whole) == 40_000 + 40_000 + 14  # facts, entity labels, relation labels and source texts
+    assert {line.replace("kgsvc.local/whole/", "kgsvc.local/pieces/") for line in whole} == pieces
+
+
 def test_triple_file_bulk_load_reports_progress_and_counts(kg: kgsvc.KG, tmp_path: Path) -> None:
     text = "".join(f"e{i}\tr\te{i + 1}\n" for i in range(50_000))
     path = tmp_path / "kb.tsv.gz"
