@@ -1,8 +1,8 @@
 """Peak RSS and time of loading a large triple file, bulk-loaded in pieces of several sizes (issue 23; docs/scale.md).
 
 Writes the MetaQA KB ×K as a TSV (``bench/scale.py``'s replication) and, per piece size and in a fresh child process
-each, loads it into a fresh embedded KG (auto-index off) with :data:`kgsvc.store.embedded.BULK_PIECE_BYTES` set to
-that size (``0``: one ``bulk_load`` call for the whole file, as before pieces), recording the load's seconds, the
+each, loads it into a fresh embedded KG (auto-index off) with the setting ``bulk_piece_bytes`` set to that size
+(``0``: one ``bulk_load`` call for the whole file), recording the load's seconds, the
 process's peak RSS during the load (``VmHWM`` reset before it), and then one-subject SPARQL lookups and a full
 ``COUNT(*)`` (the store's read speed after a load in pieces)::
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import shutil
 import statistics
 import subprocess
@@ -25,26 +24,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from build_memory import _reset_peak, _status  # noqa: E402
 from scale import _p, write_kb  # noqa: E402
-
-
-def _status(key: str) -> float:
-    match = re.search(rf"{key}:\s+(\d+) kB", Path("/proc/self/status").read_text())
-    return round(int(match.group(1)) / 1024, 1) if match else float("nan")
 
 
 def measure(source: Path, data: Path, piece_mb: int, lookups: int) -> dict[str, Any]:
     """One load of ``source`` into a fresh KG at ``data`` with pieces of ``piece_mb`` MB (0: one call)."""
     import kgsvc
-    import kgsvc.store.embedded as embedded
     from kgsvc.eval.data import metaqa_kb
     from kgsvc.ingest.triples import entity_iri
     from kgsvc.settings import Settings
 
-    embedded.BULK_PIECE_BYTES = (piece_mb << 20) if piece_mb else 1 << 62
     result: dict[str, Any] = {"piece_mb": piece_mb}
-    with kgsvc.KG.open(settings=Settings(data_dir=data, auto_index=False)) as kg:
-        Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS
+    with kgsvc.KG.open(settings=Settings(data_dir=data, auto_index=False, bulk_piece_bytes=piece_mb << 20)) as kg:
+        _reset_peak()
         result["start_mb"] = _status("VmRSS")
         started = time.perf_counter()
         kg.load(source, dataset="kb")

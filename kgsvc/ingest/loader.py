@@ -134,6 +134,7 @@ def load_file(
     base_iri: str | None = None,
     entity_base: str,
     bulk_threshold: int,
+    bulk_piece_bytes: int = 0,
     progress: ProgressCallback | None = None,
     named: Collection[str] = (),
 ) -> LoadReport:
@@ -156,6 +157,9 @@ def load_file(
         Base of the IRIs minted for plain triple files (``…/entity/…``, ``…/relation/…``).
     bulk_threshold
         Files larger than this many bytes take the streaming bulk path.
+    bulk_piece_bytes
+        On the bulk path, a triple file's N-Triples go to the store's bulk loader in pieces of about this many bytes
+        (0: in one), :meth:`kgsvc.store.Store.load_chunks`.
 
     Raises
     ------
@@ -189,6 +193,7 @@ def load_file(
                         bulk=bulk,
                         file=file,
                         trusted=True,
+                        piece_bytes=bulk_piece_bytes,
                     )
                 return raw.tell()
             reader = _ProgressReader(raw, prog, size)

@@ -251,6 +251,7 @@ class KG:
                     base_iri=base_iri,
                     entity_base=entity_base,
                     bulk_threshold=self.settings.bulk_threshold_bytes,
+                    bulk_piece_bytes=self.settings.bulk_piece_bytes,
                     progress=checked,
                     named=named - {target},
                 )

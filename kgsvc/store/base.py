@@ -134,12 +134,14 @@ class Store(abc.ABC):
         bulk: bool = False,
         file: str | None = None,
         trusted: bool = False,
+        piece_bytes: int = 0,
     ) -> None:
         """:meth:`load` for RDF text produced piece by piece (kgsvc's mapping of triple files).
 
-        Each chunk holds whole lines. ``chunks`` is consumed on the calling thread, so an exception it raises
-        propagates unchanged (after the store has stopped reading); what was loaded before it is not rolled back
-        on the bulk path.
+        Each chunk holds whole lines. ``piece_bytes``: on the bulk path, a store may load the input in pieces of
+        about this many bytes, one bulk load each, to bound its memory (0: in one); this one loads it in one.
+        ``chunks`` is consumed on the calling thread, so an exception it raises propagates unchanged (after the
+        store has stopped reading); what was loaded before it is not rolled back on the bulk path.
         """
         stream = _ChunkStream(chunks)
         try:

@@ -172,21 +172,24 @@ class EmbeddedStore(Store):
         bulk: bool = False,
         file: str | None = None,
         trusted: bool = False,
+        piece_bytes: int = 0,
     ) -> None:
-        """On the bulk path, the chunks go to the bulk loader in pieces of about :data:`BULK_PIECE_BYTES`, one
-        ``bulk_load`` call each: Oxigraph's bulk loader holds what it has parsed until its input ends, so one call
-        over the MetaQA KB x16 (2.76M triples, ~380 MB of N-Triples) peaked at 1.7 GB, 64 MB pieces at 0.64 GB
-        (and 16 MB pieces at 0.39 GB; a load in pieces took 1.3-1.6x as long: docs/scale.md). The chunks hold whole
-        lines of a line-based format without blank nodes (kgsvc's mapping of triple files), so a piece boundary
-        changes nothing that is loaded."""
-        if not bulk or fmt.supports_datasets or not _pipes_usable():
+        """On the bulk path with ``piece_bytes`` > 0, the chunks go to the bulk loader in pieces of about that many
+        bytes, one ``bulk_load`` call each. Oxigraph's bulk loader holds what it has parsed until its input ends
+        (its own target is ~2 GB a thread, not settable from Python), so the pieces trade time for memory
+        (docs/scale.md, same runs): the MetaQA KB x16 (2.76M triples, ~380 MB of N-Triples) in one call 43-45 s
+        at a 1.7 GB peak, in 64 MB pieces 61-62 s at 0.65 GB (16 MB pieces: 0.39 GB, the same time); x32 (5.5M
+        triples) 106 s at 2.0 GB against 163 s (1.5x) at 0.81 GB. The chunks hold whole lines of a line-based
+        format without blank nodes (kgsvc's mapping of triple files), so a piece boundary changes nothing that is
+        loaded."""
+        if not bulk or not piece_bytes or fmt.supports_datasets or not _pipes_usable():
             super().load_chunks(chunks, fmt, graph=graph, bulk=bulk, file=file, trusted=trusted)
             return
         remaining = iter(chunks)
         lines = [0]  # lines of the pieces so far: a parse error names the input's line, not its piece's
         for first in remaining:
             before = lines[0]
-            piece = _piece(first, remaining, BULK_PIECE_BYTES, lines)
+            piece = _piece(first, remaining, piece_bytes, lines)
             self._bulk_load_piece(piece, fmt, graph=graph, file=file, trusted=trusted, lines_before=before)
 
     def _bulk_load_piece(
@@ -273,8 +276,6 @@ class EmbeddedStore(Store):
 
 
 _PIPE_BUFFER = 1 << 20
-#: N-Triples bytes per ``bulk_load`` call of :meth:`EmbeddedStore.load_chunks` (the last chunk of a piece may pass it).
-BULK_PIECE_BYTES = 64 << 20
 
 
 def _piece(first: bytes, rest: Iterator[bytes], limit: int, lines: list[int]) -> Iterator[bytes]:

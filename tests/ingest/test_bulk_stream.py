@@ -65,24 +65,11 @@ def test_a_producer_error_propagates_unchanged(store: EmbeddedStore) -> None:
     assert not _loader_threads()
 
 
-def test_a_parse_error_names_the_line_and_does_not_block_the_writer(store: EmbeddedStore) -> None:
-    with pytest.raises(IngestError, match=r"^gen\.nt:60001:\d+: "):
-        store.load_chunks(
-            _chunks(60_000, then=b"<http://ex/s> <http://ex/p> oops .\n"),
-            RdfFormat.N_TRIPLES,
-            graph=GRAPH,
-            bulk=True,
-            file="gen.nt",
-        )
-    assert not _loader_threads()
-
-
 @pytest.fixture
-def small_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Bulk loads in pieces of 1 MiB (two of :func:`_chunks`' chunks); the lines before each piece, recorded."""
+def pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The lines before each piece of a bulk load in pieces, recorded."""
     if not embedded._pipes_usable():
         pytest.skip("pieces are a pipe-path feature")
-    monkeypatch.setattr(embedded, "BULK_PIECE_BYTES", 1 << 20)
     starts: list[int] = []
     real = EmbeddedStore._bulk_load_piece
 
@@ -94,46 +81,50 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return starts
 
 
-def test_a_large_input_is_bulk_loaded_in_pieces(small_pieces: list[int], tmp_path: Path) -> None:
+@pytest.mark.parametrize("piece_bytes", [0, 1 << 20], ids=["one-call", "pieces"])
+def test_a_parse_error_names_the_input_s_line_and_does_not_block_the_writer(
+    store: EmbeddedStore, piece_bytes: int
+) -> None:
+    with pytest.raises(IngestError, match=r"^gen\.nt:60001:\d+: "):  # in the last of 4 pieces of 1 MiB
+        store.load_chunks(
+            _chunks(60_000, then=b"<http://ex/s> <http://ex/p> oops .\n"),
+            RdfFormat.N_TRIPLES,
+            graph=GRAPH,
+            bulk=True,
+            file="gen.nt",
+            piece_bytes=piece_bytes,
+        )
+    assert not _loader_threads()
+
+
+def test_a_large_input_is_bulk_loaded_in_pieces(pieces: list[int], tmp_path: Path) -> None:
     store = EmbeddedStore(tmp_path / "store")
     try:
-        store.load_chunks(_chunks(60_000), RdfFormat.N_TRIPLES, graph=GRAPH, bulk=True, trusted=True)
+        store.load_chunks(
+            _chunks(60_000), RdfFormat.N_TRIPLES, graph=GRAPH, bulk=True, trusted=True, piece_bytes=1 << 20
+        )
         assert store.count(GRAPH) == 60_000
-        assert small_pieces == [0, 20_000, 40_000]  # six chunks of 10,000 lines, two a piece
+        assert pieces == [0, 20_000, 40_000]  # six chunks of 10,000 lines (~0.5 MB), two a piece of 1 MiB
     finally:
         store.close()
 
 
-def test_a_parse_error_in_a_later_piece_names_the_input_s_line(small_pieces: list[int], tmp_path: Path) -> None:
-    store = EmbeddedStore(tmp_path / "store")
-    try:
-        with pytest.raises(IngestError, match=r"^gen\.nt:60001:\d+: "):
-            store.load_chunks(
-                _chunks(60_000, then=b"<http://ex/s> <http://ex/p> oops .\n"),
-                RdfFormat.N_TRIPLES,
-                graph=GRAPH,
-                bulk=True,
-                file="gen.nt",
-            )
-        assert small_pieces[-1] == 60_000 and not _loader_threads()
-    finally:
-        store.close()
-
-
-def test_a_triple_file_loads_the_same_in_pieces(kg: kgsvc.KG, tmp_path: Path, small_pieces: list[int]) -> None:
+def test_a_triple_file_loads_the_same_in_pieces(kg: kgsvc.KG, tmp_path: Path, pieces: list[int]) -> None:
     text = "".join(f"e{i}\tr{i % 7}\te{(i * 31) % 40_000}\n" for i in range(40_000))
     path = tmp_path / "kb.tsv"
     path.write_text(text)
-    bulk = kgsvc.KG(kg.settings.model_copy(update={"bulk_threshold_bytes": 0}), kg.store, kg.catalog)
-    embedded.BULK_PIECE_BYTES = 1 << 30  # restored by small_pieces' monkeypatch
-    bulk.load(path, dataset="whole")
-    assert len(small_pieces) == 1
-    embedded.BULK_PIECE_BYTES = 64 << 10  # below one chunk of the mapping (~1 MB): a piece per chunk
-    bulk.load(path, dataset="pieces")
-    assert len(small_pieces) == 1 + 3  # 40,000 facts and 40,000 labels: ~3 MB of N-Triples
-    whole, pieces = (set(bulk.dump(name).decode().splitlines()) for name in ("whole", "pieces"))
+
+    def loader(piece_bytes: int) -> kgsvc.KG:
+        update = {"bulk_threshold_bytes": 0, "bulk_piece_bytes": piece_bytes}
+        return kgsvc.KG(kg.settings.model_copy(update=update), kg.store, kg.catalog)
+
+    loader(0).load(path, dataset="whole")  # one bulk load of the whole file
+    assert not pieces
+    loader(64 << 10).load(path, dataset="pieces")  # below one chunk of the mapping (~1 MB): a piece per chunk
+    assert len(pieces) == 3  # 40,000 facts and 40,000 labels: ~3 MB of N-Triples
+    whole, parts = (set(kg.dump(name).decode().splitlines()) for name in ("whole", "pieces"))
     assert len(whole) == 40_000 + 40_000 + 14  # facts, entity labels, relation labels and source texts
-    assert {line.replace("kgsvc.local/whole/", "kgsvc.local/pieces/") for line in whole} == pieces
+    assert {line.replace("kgsvc.local/whole/", "kgsvc.local/pieces/") for line in whole} == parts
 
 
 def test_triple_file_bulk_load_reports_progress_and_counts(kg: kgsvc.KG, tmp_path: Path) -> None:
