@@ -15,7 +15,7 @@ from kgsvc.cli._app import app, console, err_console
 __all__ = ["eval_command"]
 
 #: The LLM-free baseline of issue 16: rank the enumerated paths by similarity alone (``--baseline``).
-BASELINE_OPTIONS_KW = {"w_zero": 0.0, "w_align": 0.0, "hop_penalty": 0.0, "w_sim": 1.0}
+BASELINE_OPTIONS_KW = {"w_zero": 0.0, "w_align": 0.0, "w_person": 0.0, "hop_penalty": 0.0, "w_sim": 1.0}
 
 
 @app.command("eval")

@@ -60,6 +60,11 @@ class QAOptions:
         Weight of the zero-shot alignment of the question's words to the candidate's relation labels
         (:mod:`kgsvc.qa.zeroshot`, no exemplars needed) and of the several phrasings in the similarity term;
         0 turns both off.
+    w_person : float
+        In a graph with no class near "person", a question that asks "who" ("who is from X", "… was directed by
+        who") adds ``w_person`` times how much the candidate's answers read as people by their names
+        (:meth:`kgsvc.qa.rank.CandidateRanker.person_likeness`); 0 turns it off. With such a class, the answers of a
+        "who" question are kept to it instead.
     vote_min_cos, vote_full_cos : float
         An exemplar's vote counts ``0`` below cosine ``vote_min_cos`` to the masked question, fully from
         ``vote_full_cos`` on, linearly between (:func:`kgsvc.qa.rank.vote_confidence`): a few exemplars only add
@@ -100,6 +105,7 @@ class QAOptions:
     w_align: float = 1.0
     align_vote_floor: float = 0.05
     w_zero: float = 1.0
+    w_person: float = 0.1
     vote_min_cos: float = 0.75
     vote_full_cos: float = 0.9
     vote_full_at: int = 200
