@@ -31,6 +31,11 @@ filter); in a graph without one the names say it (:meth:`CandidateRanker.person_
 England" in WorldCup2014 reads *is in country* walked back (clubs) and *plays for country* walked back (players)
 alike, word for word, and the players' names tip it.
 
+In a graph with classes, a relation named after the class of what it points to (*city*, *country*) is said by an
+entity of that class: "which institutions are located in Evanston" names no *city*, but Evanston is a City. A path
+whose first step walks back such a relation from its entity is also read with the class written before the entity
+("… located in the *city* X", :meth:`CandidateRanker._class_named_scores`), the better reading counting.
+
 Entry point: :meth:`CandidateRanker.rank`.
 """
 
@@ -47,7 +52,7 @@ import numpy.typing as npt
 
 from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
 from kgsvc.qa.candidates import Branch, CandidatePattern, enumerate_candidates, step_share, steps_into, verbalise
-from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
+from kgsvc.qa.exemplars import MASK, ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
@@ -62,6 +67,7 @@ from kgsvc.qa.zeroshot import (
     GraphLexicon,
     answer_ranges,
     class_words,
+    content_words,
     genitive_slots,
     holder_phrases,
     inverted,
@@ -73,6 +79,7 @@ from kgsvc.qa.zeroshot import (
     predicates,
     split_co,
     split_grand,
+    stem_match,
     verb_phrases,
 )
 
@@ -297,6 +304,15 @@ class CandidateRanker:
                     zero[conj] = np.maximum(
                         zero[conj], self._named_branch_scores(view.masked, spans, [items[i][1] for i in conj], lexicon)
                     )
+                # a path whose first step the entity's class names ("located in X", X a City: *city*)
+                paths = [i for i in at if len(items[i][1].branches) == 1]
+                if paths and self.graph.type_relation() is not None:
+                    zero[paths] = np.maximum(
+                        zero[paths],
+                        self._class_named_scores(
+                            view.masked, spans, sorted(mentions), [items[i] for i in paths], lexicon
+                        ),
+                    )
             zero /= graph_lexicon.beta
         # "who" in a graph with no class near "person" (with one, the pipeline keeps the answers of that class)
         who = opts.w_person > 0 and _ASKS_WHO.search(question) is not None
@@ -446,6 +462,46 @@ class CandidateRanker:
         out: npt.NDArray[np.float64] = scores.reshape(-1, len(_STATED)).max(axis=1)
         return out
 
+    def _class_named_scores(
+        self,
+        masked: str,
+        spans: Sequence[LinkedSpan],
+        used: Sequence[int],
+        items: Sequence[tuple[tuple[Signature, tuple[int, ...]], CandidatePattern]],
+        lexicon: GraphLexicon,
+    ) -> npt.NDArray[np.float64]:
+        """Zero-shot log-likelihood of one-branch paths whose first step walks back a relation named after the class
+        of the entity it starts from, read with that class written before the entity: "which institutions are
+        located in Evanston" as "… located in the *city* X" when Evanston is a City, so that *city* walked back (the
+        institutions whose city it is) is read as the phrase "the soccer club X" reads *plays in club*
+        (:func:`~kgsvc.qa.zeroshot.phrase_roles`); ``-inf`` for every other path. ``used``: the mentions masked
+        in ``masked``.
+
+        Notes
+        -----
+        One alignment per (mention, class) read; the class of a mention's first linked node
+        (:meth:`QAGraph.types`, O(degree)), as :meth:`_stated` reads that node.
+        """
+        scores = np.full(len(items), -np.inf)
+        order = sorted(used, key=lambda m: spans[m].start)  # the masks of ``masked``, left to right
+        readings: dict[str, list[int]] = {}
+        for j, (_, candidate) in enumerate(items):
+            branch = candidate.branches[0]
+            relation, outgoing = branch.steps[0]
+            noun = content_words(self.graph.relation_labels[relation])[-1:]
+            if outgoing or not noun or branch.anchor != spans[branch.mention].nodes[0][0]:
+                continue
+            for cls in sorted(self.graph.types(branch.anchor)):
+                label = " ".join(fold(self.graph.node_labels[cls]).split())
+                words = content_words(label)
+                if words and stem_match(words[-1], noun[0]):
+                    text = _class_before(masked, order.index(branch.mention), label)
+                    readings.setdefault(text, []).append(j)
+                    break
+        for text, at in readings.items():
+            scores[at] = self.alignment_scores(text, [items[j][0][0] for j in at], lexicon)
+        return scores
+
     def _stated(
         self,
         spans: Sequence[LinkedSpan],
@@ -582,6 +638,22 @@ class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
 
     def __len__(self) -> int:
         return len(self._read())
+
+
+_MASK_WORD = re.compile(rf"(?<!\w){re.escape(MASK)}(?!\w)")
+
+
+def _class_before(masked: str, k: int, label: str) -> str:
+    """``masked`` with "the ``label``" written before its ``k``-th mask (after a "the" it has: "the USA" → "the
+    country X").
+
+    >>> _class_before("which clubs are in X ?", 0, "country")
+    'which clubs are in the country X ?'
+    """
+    at = [m.start() for m in _MASK_WORD.finditer(masked)][k]
+    head = masked[:at].rstrip()
+    article = "" if head.casefold().endswith(" the") or head.casefold() == "the" else "the "
+    return f"{head} {article}{label} {masked[at:]}".lstrip()
 
 
 def coordinates(masked: str) -> bool:
