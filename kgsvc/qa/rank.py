@@ -159,6 +159,7 @@ class CandidateRanker:
     _phrases: frozenset[str] | None = field(default=None, repr=False)  # folded relation labels, for reading_order
     _graph_lexicon: GraphLexicon | None = field(default=None, repr=False)
     _person: dict[tuple[int, bool], float] = field(default_factory=dict, repr=False)  # person_likeness by step
+    _instances: dict[tuple[int, ...], frozenset[int]] = field(default_factory=dict, repr=False)  # by classes
 
     @property
     def graph_lexicon(self) -> GraphLexicon:
@@ -348,6 +349,11 @@ class CandidateRanker:
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         if keep is not None:
             order = [i for i in order if keep(items[i][1])]
+        shared = self._shared_instances(question)
+        if shared:  # "the same *institution* as X": what X shares is one, when some candidate shares one
+            shares = {i: _shares_into(self.graph, items[i][1], shared) for i in order}
+            if any(shares.values()):
+                order = [i for i in order if shares[i] is not False]
         top = order[: opts.embed_top]
         # the best few candidates that use every mention ("both X and Y") are always read against the question,
         # even when single-mention paths fill the cut by prior
@@ -461,6 +467,30 @@ class CandidateRanker:
         scores = self.alignment_scores(masked, read, lexicon, anchored) + np.asarray(named)
         out: npt.NDArray[np.float64] = scores.reshape(-1, len(_STATED)).max(axis=1)
         return out
+
+    def _shared_instances(self, question: str) -> frozenset[int]:
+        """The instances of the class a question says is shared: the noun phrase right after "same" or "share…"
+        ("worked at the same *institution* as X", "shared *the Nobel Prize* with X", "share *his Nobel Prize*"), by
+        :func:`nearest_classes` (the phrase, else its last word); empty in a graph without such a class."""
+        tokens = question_tokens(question)[0]
+        cue = next((i for i, t in enumerate(tokens) if t == "same" or t.startswith("shar")), None)
+        if cue is None or self.graph.type_relation() is None:
+            return frozenset()
+        words: list[str] = []
+        for token in tokens[cue + 1 :]:
+            if token in _SHARED_SKIP and not words:
+                continue
+            if token in FUNCTION_WORDS or token == MASK.casefold() or len(words) == 3:
+                break
+            words.append(token)
+        for phrase in dict.fromkeys([" ".join(words), *words[-1:]]):
+            classes = nearest_classes(self.graph, self, phrase) if phrase else frozenset()
+            if classes:
+                key = tuple(sorted(classes))
+                if key not in self._instances:
+                    self._instances[key] = self.graph.instances(classes)
+                return self._instances[key]
+        return frozenset()
 
     def _class_named_scores(
         self,
@@ -638,6 +668,22 @@ class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
 
     def __len__(self) -> int:
         return len(self._read())
+
+
+#: Words between a share cue and the noun of what is shared (:meth:`CandidateRanker._shared_instances`).
+_SHARED_SKIP = frozenset({"the", "a", "an", "his", "her", "their", "its", "same"})
+
+
+def _shares_into(graph: QAGraph, candidate: CandidatePattern, shared: frozenset[int]) -> bool | None:
+    """Whether ``candidate`` shares one of ``shared`` with its entity: a branch that walks a relation and straight
+    back along it (X → *r* → value ← *r* ← answer) through one of them; ``None`` when no branch shares a value.
+    O(the anchor's degree)."""
+    found: bool | None = None
+    for branch in candidate.branches:
+        if len(branch.steps) >= 2 and branch.steps[1] == (branch.steps[0][0], not branch.steps[0][1]):
+            values = graph.snapshot.neighbors_via(branch.anchor, branch.steps[0][0], outgoing=branch.steps[0][1])
+            found = bool(found) or not shared.isdisjoint(values.tolist())
+    return found
 
 
 _MASK_WORD = re.compile(rf"(?<!\w){re.escape(MASK)}(?!\w)")
