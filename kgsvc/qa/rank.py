@@ -34,7 +34,10 @@ alike, word for word, and the players' names tip it.
 In a graph with classes, a relation named after the class of what it points to (*city*, *country*) is said by an
 entity of that class: "which institutions are located in Evanston" names no *city*, but Evanston is a City. A path
 whose first step walks back such a relation from its entity is also read with the class written before the entity
-("… located in the *city* X", :meth:`CandidateRanker._class_named_scores`), the better reading counting.
+("… located in the *city* X", :meth:`CandidateRanker._class_named_scores`), the better reading counting. The noun
+after "same" / "share…" names the class of the value shared ("the same *institution* as X"): a path that walks a
+relation and back through a value of another class is then dropped, when some such path passes one of that class
+(:meth:`CandidateRanker._shared_instances`).
 
 Entry point: :meth:`CandidateRanker.rank`.
 """
