@@ -162,7 +162,6 @@ class CandidateRanker:
     _phrases: frozenset[str] | None = field(default=None, repr=False)  # folded relation labels, for reading_order
     _graph_lexicon: GraphLexicon | None = field(default=None, repr=False)
     _person: dict[tuple[int, bool], float] = field(default_factory=dict, repr=False)  # person_likeness by step
-    _instances: dict[tuple[int, ...], frozenset[int]] = field(default_factory=dict, repr=False)  # by classes
 
     @property
     def graph_lexicon(self) -> GraphLexicon:
@@ -215,7 +214,7 @@ class CandidateRanker:
                 sample = ends[np.linspace(0, ends.size - 1, min(_PERSON_SAMPLE, ends.size)).astype(np.int64)]
                 labels = [self.graph.node_labels[int(n)].replace("_", " ") for n in sample]
                 person, thing = self.vectors(list(_PERSON_PROBES))
-                found = float((self.graph.embed(labels) @ (person - thing)).mean())
+                found = float((self.vectors(labels) @ (person - thing)).mean())
             self._person[step] = found
         return found
 
@@ -488,11 +487,8 @@ class CandidateRanker:
             words.append(token)
         for phrase in dict.fromkeys([" ".join(words), *words[-1:]]):
             classes = nearest_classes(self.graph, self, phrase) if phrase else frozenset()
-            if classes:
-                key = tuple(sorted(classes))
-                if key not in self._instances:
-                    self._instances[key] = self.graph.instances(classes)
-                return self._instances[key]
+            if classes:  # per question, as the pipeline reads the instances of the class it asks for
+                return self.graph.instances(classes)
         return frozenset()
 
     def _class_named_scores(

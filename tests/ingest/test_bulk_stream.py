@@ -70,6 +70,11 @@ def pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The lines before each piece of a bulk load in pieces, recorded."""
     if not embedded._pipes_usable():
         pytest.skip("pieces are a pipe-path feature")
+    return _record_pieces(monkeypatch)
+
+
+def _record_pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Records the lines before each ``_bulk_load_piece`` call (a spy, the real call still made)."""
     starts: list[int] = []
     real = EmbeddedStore._bulk_load_piece
 
@@ -83,8 +88,9 @@ def pieces(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @pytest.mark.parametrize("piece_bytes", [0, 1 << 20], ids=["one-call", "pieces"])
 def test_a_parse_error_names_the_input_s_line_and_does_not_block_the_writer(
-    store: EmbeddedStore, piece_bytes: int
+    store: EmbeddedStore, piece_bytes: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    starts = _record_pieces(monkeypatch)
     with pytest.raises(IngestError, match=r"^gen\.nt:60001:\d+: "):  # in the last of 4 pieces of 1 MiB
         store.load_chunks(
             _chunks(60_000, then=b"<http://ex/s> <http://ex/p> oops .\n"),
@@ -95,6 +101,10 @@ def test_a_parse_error_names_the_input_s_line_and_does_not_block_the_writer(
             piece_bytes=piece_bytes,
         )
     assert not _loader_threads()
+    if piece_bytes and embedded._pipes_usable():  # the bad line opens the last piece
+        assert starts[-1] == 60_000
+    else:
+        assert starts == []
 
 
 def test_a_large_input_is_bulk_loaded_in_pieces(pieces: list[int], tmp_path: Path) -> None:
