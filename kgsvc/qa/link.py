@@ -18,7 +18,9 @@ the label without a trailing qualifier in parentheses (``Queen (band)`` → ``Qu
 node's type words found in the question, then its degree, choose among homonyms), without middle names or
 initials (``Linda B. Buck`` → ``Linda Buck``, ``Emil Theodor Kocher`` → ``Theodor Kocher``; not for a label
 ending in the plural of a class noun: ``Nobel Prize Laureates`` is no person, "Nobel laureates" a class noun) and
-without a subtitle after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``). An alias
+without a subtitle after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``), and
+without the head noun that ends an organisation's name of two or more capitalised words before it (``Carnegie Mellon
+University`` → ``Carnegie Mellon``; 2026-11-27). An alias
 match scores 0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``;
 with nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
 words equal a label's but for at most one word each way, order free, sharing a number or at least three words
@@ -100,6 +102,12 @@ _DETERMINERS = ("the ", "a ", "an ")
 _QUALIFIED = re.compile(r"^(?P<name>.+?)\s*\((?P<qualifier>[^()]+)\)$")
 _SUBTITLE = re.compile(r"^(?P<name>.+?)(?:\s+-\s+|:\s+).+$")
 _PLACE = re.compile(r"^(?P<name>[^,]+),\s+[^,]+$")
+#: The last word of an organisation's name that people leave out ("worked at Carnegie Mellon"): a name of two or more
+#: capitalised words before it is an alias (a one-word one, "Harvard", would also be a word of film titles and the
+#: like: "Monsters University").
+_ORGANISATION_HEADS = frozenset(
+    "University Institute College Hospital Laboratory Laboratories School Foundation Centre Center".split()
+)
 _NAME_TOKEN = re.compile(r"^[A-Z\u00c0-\u024f][\w'\u2019-]*\.?$")
 _NUMBER = re.compile(r"^\d+$")
 
@@ -151,6 +159,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     ([('Queen', 'band')], [('Linda Buck', '')], [('Technion', '')])
     >>> aliases("Emil Theodor Kocher"), aliases("Nobel Prize Laureates", plurals={"laureates"})
     ([('Emil Kocher', ''), ('Theodor Kocher', '')], [])
+    >>> aliases("Carnegie Mellon University"), aliases("Harvard University")
+    ([('Carnegie Mellon', '')], [])
     """
     found: list[tuple[str, str]] = []
     m = _QUALIFIED.match(label)
@@ -161,8 +171,11 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     if m and len(m.group("name")) >= 2:
         found.append((m.group("name"), ""))
     tokens = label.split()
-    named = 3 <= len(tokens) <= 5 and all(_NAME_TOKEN.match(t) for t in tokens) and not tokens[-1].endswith(".")
-    if named and _key(tokens[-1]) not in plurals:
+    capitalised = all(_NAME_TOKEN.match(t) for t in tokens)
+    if capitalised and len(tokens) >= 3 and tokens[-1] in _ORGANISATION_HEADS:
+        found.append((" ".join(tokens[:-1]), ""))  # "Carnegie Mellon University" → "Carnegie Mellon"
+    named = 3 <= len(tokens) <= 5 and capitalised and not tokens[-1].endswith(".")
+    if named and _key(tokens[-1]) not in plurals and tokens[-1] not in _ORGANISATION_HEADS:
         last = tokens[-1]
         for token in tokens[:-1]:
             if not token.endswith(".") and len(token) > 1:

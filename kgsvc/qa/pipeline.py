@@ -100,6 +100,8 @@ _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:\S+\s+)?$", re.IGNORECASE)
 #: A question that asks for a person ("who won …", "whom did …").
 _WHO = re.compile(r"\W*(?:who|whom)\b", re.IGNORECASE)
+#: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
+_OF_PHRASE = re.compile(r"\s+of\s+(?:\S+\s+){0,3}", re.IGNORECASE)
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
 _WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
 
@@ -187,20 +189,50 @@ class QuestionAnswerer:
         """The labels of ``node``'s types (the linker's homonym context)."""
         return " ".join(self.graph.node_labels[t] for t in sorted(self.graph.types(node)))
 
-    def _asked_classes(self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> list[int]:
-        """The classes the question asks for: those of a class noun right after "which" / "what" (:func:`_asks_for`),
-        a common noun there with no class of its own standing for the nearest class label
-        (:func:`~kgsvc.qa.rank.nearest_classes`: "which *institution*"); for a question that opens with "who" /
-        "whom", the class nearest to "person" (none in a graph without classes, or without one close to it)."""
-        asked = [
-            c
-            for t in types
-            if _asks_for(question, t.start, spans)
-            for c in t.classes or nearest_classes(self.graph, self.ranker, fold(t.text))
-        ]
+    def _asked_classes(
+        self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]
+    ) -> tuple[list[int], list[TypeMention]]:
+        """The classes the question asks for: those of the noun right after "which" / "what" (:meth:`_noun_classes`:
+        "which *institution*", "which Nobel Prize *winners*"); for a question that opens with "who" / "whom", the
+        class nearest to "person" (none in a graph without classes, or without one close to it). Second, the class
+        mentions that only modify the asked noun ("which *Nobel Prize* winners"): they name no relation to walk."""
+        asked: list[int] = []
+        modifiers: list[TypeMention] = []
+        for i, t in enumerate(types):
+            if _asks_for(question, t.start, spans):
+                classes, modifier = self._noun_classes(question, t, types[i + 1 :])
+                asked.extend(sorted(classes))
+                modifiers.extend([modifier] if modifier is not None else [])
         if not asked and _WHO.match(question):
             asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
-        return asked
+        return asked, modifiers
+
+    def _noun_classes(
+        self, question: str, noun: TypeMention, after: Sequence[TypeMention]
+    ) -> tuple[frozenset[int], TypeMention | None]:
+        """The classes a noun phrase opening with the mention ``noun`` names (``after``: the type mentions after it),
+        and ``noun`` itself when it is a class noun that modifies the next one.
+
+        A class noun right before another noun modifies it ("*Nobel Prize* winners"), and so does an "of" phrase
+        after a common noun ("winners *of the Nobel Peace Prize*"): the head noun's class mention counts, else the
+        class label nearest to the head (:func:`~kgsvc.qa.rank.nearest_classes`), unless that is the class the
+        modifier names — a prize's winners are not prizes — when it is the nearest class to the whole phrase other
+        than the modifier's ("Nobel Prize winners" → Laureate)."""
+        following = after[0] if after else None
+        if following is not None and noun.classes and not question[noun.end : following.start].strip():
+            head, modifier, phrase = following, noun, question[noun.start : following.end]
+        elif following is not None and not noun.classes and _OF_PHRASE.fullmatch(question[noun.end : following.start]):
+            head, modifier, phrase = noun, following, question[noun.start : following.end]
+        else:
+            return frozenset(noun.classes) or nearest_classes(self.graph, self.ranker, fold(noun.text)), None
+        compound = noun if modifier is noun else None
+        if head.classes:
+            return frozenset(head.classes), compound
+        own = nearest_classes(self.graph, self.ranker, fold(head.text))
+        named = frozenset(modifier.classes) or nearest_classes(self.graph, self.ranker, fold(modifier.text))
+        if not own & named:
+            return own, compound
+        return nearest_classes(self.graph, self.ranker, fold(phrase), exclude=named), compound
 
     def _typed(self, answers: list[AnswerTerm], classes: Sequence[int]) -> list[AnswerTerm]:
         """The answers whose ``rdf:type`` is one of ``classes`` (the question's class nouns: "which laureates");
@@ -274,8 +306,9 @@ class QuestionAnswerer:
         asked: list[int] = []
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
-            asked = self._asked_classes(question, spans, linked.types)
-            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, _asks_time(question))
+            asked, modifiers = self._asked_classes(question, spans, linked.types)
+            read = _blank(question, [(m.start, m.end) for m in modifiers])  # "which (Nobel Prize) winners"
+            chosen = self._grounded_pattern(read, spans, opts, inferred, asked, _asks_time(question))
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -779,6 +812,13 @@ def _asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:
     linked entity before it counting as one word ("which Nobel laureates", "which Harbour Institute laureates")."""
     before = mask_question(question[:start], [(s.start, s.end) for s in spans if s.end <= start])
     return _ASKS_FOR.search(before + " ") is not None
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each ``(start, end)`` span written over by spaces (every offset into it stays valid)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

@@ -763,11 +763,15 @@ def class_filter(graph: QAGraph, typed: Collection[int]) -> Callable[[CandidateP
     return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
 
 
-def nearest_classes(graph: QAGraph, ranker: CandidateRanker, noun: str) -> frozenset[int]:
+def nearest_classes(
+    graph: QAGraph, ranker: CandidateRanker, noun: str, *, exclude: Collection[int] = ()
+) -> frozenset[int]:
     """The classes whose label is closest to ``noun`` by MiniLM cosine, when that is at least
     :data:`CLASS_MIN_COS` ("institutions" → Organisation, "people" → Person); empty for a graph without classes.
-    One embedding per distinct text (cached by ``ranker``)."""
-    nodes = graph.classes()
+    Classes in ``exclude`` (and those sharing their label) are passed over. One embedding per distinct text
+    (cached by ``ranker``)."""
+    skip = {graph.node_labels[c] for c in exclude}
+    nodes = [c for c in graph.classes() if graph.node_labels[c] not in skip]
     labels = sorted({str(graph.node_labels[c]) for c in nodes})
     if not labels:
         return frozenset()

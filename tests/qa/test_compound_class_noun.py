@@ -1,0 +1,105 @@
+"""Issue 16, 2026-11-27: the noun a question asks for, read as a noun phrase (a small graph of our own in Turtle with
+the Nobel graph's labels and its untidy *award* relation — a prize's winners —, the bundled MiniLM, no exemplars,
+answers checked against hand-written SPARQL).
+
+"Which Nobel Prize winners were born in X?": "Nobel Prize" is a class label, but it modifies "winners", the noun
+asked for. main took the modifier's class as the asked one and answered X's natives' prizes. The head noun
+"winners" alone is nearest to the class "Nobel Prize" too (MiniLM cosine 0.51, *Laureate* 0.42), and a prize's
+winners are no prize: the asked class is the nearest one to the whole phrase other than the modifier's
+(:meth:`kgsvc.qa.pipeline.QuestionAnswerer._noun_classes`), and the modifier names no relation to walk (it is
+blanked for the ranking). An organisation's name is also found without the head noun people leave out ("Carnegie
+Mellon" for *Carnegie Mellon University*, :func:`kgsvc.qa.link.aliases`), before a one-edit typo of a part of it
+("Mellon" ↔ the family name "Mello").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import kgsvc
+from kgsvc.qa.link import aliases
+from kgsvc.qa.options import QAOptions
+from kgsvc.qa.pipeline import _main_spans
+from kgsvc.qa.service import answerer_for
+from tests.qa.conftest import hand_answers, indexed_turtle, top_answers
+
+TURTLE = """\
+@prefix ex: <http://example.org/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+
+ex:NobelPrize rdfs:label "Nobel Prize" .
+ex:Organisation rdfs:label "Organisation" .
+ex:Laureate rdfs:label "Laureate" .
+ex:City rdfs:label "City" .
+ex:memberOf rdfs:label "member of" .
+ex:laureateAward rdfs:label "laureate award" .
+ex:award rdfs:label "award" .
+ex:birthPlace rdfs:label "birth place" .
+ex:familyName rdfs:label "family name" .
+
+ex:Tarn a ex:City ; rdfs:label "Tarn" .
+ex:Lisk a ex:City ; rdfs:label "Lisk" .
+ex:Prize1950 a ex:NobelPrize ; rdfs:label "Nobel 1950 chemistry" ; ex:award ex:Ada, ex:Dee .
+ex:Prize1961 a ex:NobelPrize ; rdfs:label "Nobel 1961 physics" ; ex:award ex:Bo, ex:Cy, ex:Eli .
+ex:Orrin a ex:Organisation ; rdfs:label "Orrin Hale University" .
+ex:Vale a ex:Organisation ; rdfs:label "Vale Institute" .
+
+ex:Ada a ex:Laureate ; rdfs:label "Ada Quill" ; ex:memberOf ex:Orrin ; ex:laureateAward ex:Prize1950 ;
+    ex:birthPlace ex:Tarn ; ex:familyName "Quill" .
+ex:Bo a ex:Laureate ; rdfs:label "Bo Hart" ; ex:memberOf ex:Orrin ; ex:laureateAward ex:Prize1961 ;
+    ex:birthPlace ex:Lisk ; ex:familyName "Hart" .
+ex:Cy a ex:Laureate ; rdfs:label "Cy Hal" ; ex:memberOf ex:Vale ; ex:laureateAward ex:Prize1961 ;
+    ex:birthPlace ex:Tarn ; ex:familyName "Hal" .
+ex:Dee a ex:Laureate ; rdfs:label "Dee Marsh" ; ex:memberOf ex:Vale ; ex:laureateAward ex:Prize1950 ;
+    ex:birthPlace ex:Lisk ; ex:familyName "Marsh" .
+ex:Eli a ex:Laureate ; rdfs:label "Eli Stone" ; ex:memberOf ex:Vale ; ex:laureateAward ex:Prize1961 ;
+    ex:birthPlace ex:Lisk ; ex:familyName "Stone" .
+"""
+EX = "http://example.org/"
+
+
+@pytest.fixture(scope="module")
+def prizes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
+    with indexed_turtle(tmp_path_factory.mktemp("compound"), "prizes", TURTLE) as kg:
+        yield kg
+
+
+def _asked(kg: kgsvc.KG, question: str) -> tuple[list[str], list[str]]:
+    """The labels of the classes ``question`` asks for and of the class mentions that only modify the noun."""
+    qa = answerer_for(kg, "prizes", QAOptions())
+    linked = qa.linker.link_types(question)
+    spans = _main_spans(linked.spans, QAOptions().min_relative_score)
+    asked, modifiers = qa._asked_classes(question, spans, linked.types)
+    return sorted(qa.graph.node_labels[c] for c in asked), [m.text for m in modifiers]
+
+
+def test_a_class_noun_before_the_asked_noun_modifies_it(prizes: kgsvc.KG) -> None:
+    assert _asked(prizes, "Which Nobel Prize winners were born in Tarn?") == (["Laureate"], ["Nobel Prize"])
+    assert _asked(prizes, "Which winners of the Nobel Prize were born in Tarn?") == (["Laureate"], [])
+    # a noun with a class of its own keeps it; a class noun alone is asked for
+    assert _asked(prizes, "Which Nobel Prize laureates were born in Tarn?") == (["Laureate"], ["Nobel Prize"])
+    assert _asked(prizes, "Which Nobel Prize did Ada Quill win?") == (["Nobel Prize"], [])
+
+
+def test_the_winners_of_a_compound_noun_are_its_people(prizes: kgsvc.KG) -> None:
+    query = f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Tarn> }}"
+    expected = hand_answers(prizes, query, "prizes")
+    assert expected == [f"{EX}Ada", f"{EX}Cy"]
+    assert sorted(top_answers(prizes, "Which Nobel Prize winners were born in Tarn?", "prizes")) == expected
+
+
+def test_an_organisation_is_found_without_its_head_noun(prizes: kgsvc.KG) -> None:
+    assert aliases("Orrin Hale University") == [("Orrin Hale", "")]
+    assert aliases("Vale Institute") == []  # one word left: a word of titles and names too
+    query = f"SELECT ?x WHERE {{ ?x <{EX}memberOf> <{EX}Orrin> }}"
+    expected = hand_answers(prizes, query, "prizes")
+    assert expected == [f"{EX}Ada", f"{EX}Bo"]
+    # "Hale" is one edit from the family name "Hal": the longer alias wins
+    qa = answerer_for(prizes, "prizes", QAOptions())
+    spans = qa.linker.link("Who were members of Orrin Hale?")
+    assert [(s.text, {qa.graph.node_labels[n] for n, *_ in s.nodes}) for s in spans] == [
+        ("Orrin Hale", {"Orrin Hale University"})
+    ]
+    assert top_answers(prizes, "Who were members of Orrin Hale?", "prizes") == expected
