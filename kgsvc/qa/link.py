@@ -15,7 +15,12 @@ unlinked, and only when no *specific* mention was found yet (the fallbacks are m
 
 **Names as people write them** (issue 18): besides its label, a node is found by its *aliases* (:func:`aliases`):
 the label without a trailing qualifier in parentheses (``Queen (band)`` → ``Queen``; the qualifier's words and the
-node's type words found in the question, then its degree, choose among homonyms), without middle names or
+node's type words found in the question, then its degree, choose among homonyms; a one-word qualifier that is a
+short form of the name is an alias too, since 2026-11-27: ``California Institute of Technology (Caltech)`` →
+``Caltech``, :func:`short_form`) or after a comma (``Madison, WI``
+→ ``Madison``; since 2026-11-27 a qualifier the question names, by a word or written in full — "Madison,
+*Wisconsin*", "*New Jersey*" for NJ, :func:`abbreviates` —, puts the other homonyms one label distance unit of
+``0.1`` behind, so their matches rank below by GSD), without middle names or
 initials (``Linda B. Buck`` → ``Linda Buck``, ``Emil Theodor Kocher`` → ``Theodor Kocher``; not for a label
 ending in the plural of a class noun: ``Nobel Prize Laureates`` is no person, "Nobel laureates" a class noun) and
 without a subtitle after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``), and
@@ -77,9 +82,11 @@ __all__ = [
     "LinkResult",
     "LinkedSpan",
     "TypeMention",
+    "abbreviates",
     "aliases",
     "fold",
     "is_cased",
+    "short_form",
 ]
 
 #: Words that never make a mention on their own (used for n-gram filtering and as the default "common" test).
@@ -101,13 +108,18 @@ COMMON_NOUNS = frozenset(
 _DETERMINERS = ("the ", "a ", "an ")
 _QUALIFIED = re.compile(r"^(?P<name>.+?)\s*\((?P<qualifier>[^()]+)\)$")
 _SUBTITLE = re.compile(r"^(?P<name>.+?)(?:\s+-\s+|:\s+).+$")
-_PLACE = re.compile(r"^(?P<name>[^,]+),\s+[^,]+$")
+_PLACE = re.compile(r"^(?P<name>[^,]+),\s+(?P<qualifier>[^,]+)$")
 #: The last word of an organisation's name that people leave out ("worked at Carnegie Mellon"): a name of two or more
 #: capitalised words before it is an alias (a one-word one, "Harvard", would also be a word of film titles and the
 #: like: "Monsters University").
 _ORGANISATION_HEADS = frozenset(
     "University Institute College Hospital Laboratory Laboratories School Foundation Centre Center".split()
 )
+#: The label distance of a homonym whose qualifier the question does not name when another's it does ("Madison,
+#: Wisconsin": *Madison, NJ*); its matches rank below the named one's by GSD.
+_UNNAMED_HOMONYM = 0.1
+#: A parenthesised qualifier that may be the name's short form: one capitalised word ("MIT", "Caltech").
+_SHORT_NAME = re.compile(r"^[A-Z][A-Za-z]+$")
 _NAME_TOKEN = re.compile(r"^[A-Z\u00c0-\u024f][\w'\u2019-]*\.?$")
 _NUMBER = re.compile(r"^\d+$")
 
@@ -161,15 +173,19 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     ([('Emil Kocher', ''), ('Theodor Kocher', '')], [])
     >>> aliases("Carnegie Mellon University"), aliases("Harvard University")
     ([('Carnegie Mellon', '')], [])
+    >>> aliases("Massachusetts Institute of Technology (MIT)")
+    [('Massachusetts Institute of Technology', 'MIT'), ('MIT', '')]
     """
     found: list[tuple[str, str]] = []
     m = _QUALIFIED.match(label)
     if m:
         found.append((m.group("name"), m.group("qualifier")))
+        if _SHORT_NAME.match(m.group("qualifier")) and short_form(_key(m.group("qualifier")), _key(m.group("name"))):
+            found.append((m.group("qualifier"), ""))  # "California Institute of Technology (Caltech)": "Caltech"
         label = m.group("name")
     m = _SUBTITLE.match(label) or _PLACE.match(label)
     if m and len(m.group("name")) >= 2:
-        found.append((m.group("name"), ""))
+        found.append((m.group("name"), m.groupdict().get("qualifier") or ""))
     tokens = label.split()
     capitalised = all(_NAME_TOKEN.match(t) for t in tokens)
     if capitalised and len(tokens) >= 3 and tokens[-1] in _ORGANISATION_HEADS:
@@ -181,6 +197,51 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
             if not token.endswith(".") and len(token) > 1:
                 found.append((f"{token} {last}", ""))
     return [(a, q) for a, q in dict.fromkeys(found) if (a != label or q) and not _all_stopwords(a)]
+
+
+def short_form(short: str, long: str) -> bool:
+    """Whether the folded word ``short`` can be a short form of the folded ``long`` (Schwartz and Hearst 2003, "A
+    Simple Algorithm for Identifying Abbreviation Definitions in Biomedical Text", PSB §2): its first letter opens
+    ``long``, and its other letters follow in ``long`` in order ("mit" ↔ "massachusetts institute of technology",
+    "caltech" ↔ "california institute of technology"; not "band" ↔ "queen").
+
+    >>> short_form("caltech", "california institute of technology"), short_form("band", "queen")
+    (True, False)
+    """
+    if len(short) < 2 or not short.isalpha() or len(short) >= len(long) or not long.startswith(short[0]):
+        return False
+    rest = iter(long[1:])
+    return all(c in rest for c in short[1:])
+
+
+def abbreviates(short: str, words: Sequence[str]) -> bool:
+    """Whether ``short`` (a folded qualifier word of 2–3 letters: "wi", "nj") abbreviates the folded ``words``: their
+    initials ("nj" ↔ "new jersey"), or one word it is a subsequence of that opens with its first letter ("wi" ↔
+    "wisconsin", "tx" ↔ "texas"; the short form's letters in order, the first at a word's start, as in Schwartz and
+    Hearst 2003, "A Simple Algorithm for Identifying Abbreviation Definitions in Biomedical Text", PSB §2).
+
+    >>> abbreviates("wi", ["wisconsin"]), abbreviates("nj", ["new", "jersey"]), abbreviates("nj", ["wisconsin"])
+    (True, True, False)
+    """
+    if not 2 <= len(short) <= 3 or not short.isalpha():
+        return False
+    if len(words) == len(short) and all(w.startswith(c) for w, c in zip(words, short, strict=True)):
+        return True
+    return len(words) == 1 and short_form(short, words[0])
+
+
+def _qualified(qualifier: str, question: str, span: tuple[int, int], question_words: Collection[str]) -> bool:
+    """Whether ``question`` names a homonym's folded ``qualifier`` outside the mention's ``span``: one of its words
+    (``question_words``: the folded content words), or a short form of capitalised words written in full
+    ("Madison, *Wisconsin*" for *Madison, WI*; "*New Jersey*" for *NJ*; :func:`abbreviates`)."""
+    if (set(qualifier.split()) - STOPWORDS) & set(question_words):
+        return True
+    written = _WORD.findall(question[: span[0]] + " " + question[span[1] :])
+    names = [_key(w) for w in written if w[:1].isupper() and _key(w) not in STOPWORDS]  # not "Which"
+    n = len(qualifier)
+    return any(abbreviates(qualifier, [w]) for w in names) or any(
+        abbreviates(qualifier, names[i : i + n]) for i in range(len(names) - n + 1)
+    )
 
 
 def _all_stopwords(text: str) -> bool:
@@ -666,14 +727,17 @@ class EntityLinker:
 
     # -- strategies ----------------------------------------------------------------------------------------------
 
-    def _rank(self, nodes: Sequence[int], question_words: set[str], qualifiers: dict[int, str]) -> list[int]:
-        """Homonyms best first: qualifier and type words found in the question, then degree, then id."""
+    def _rank(
+        self, nodes: Sequence[int], question_words: set[str], qualifiers: dict[int, str], named: Collection[int] = ()
+    ) -> list[int]:
+        """Homonyms best first: qualifier and type words found in the question (``named``: those whose qualifier the
+        question names in full, :func:`_qualified`), then degree, then id."""
 
         def key(node: int) -> tuple[int, int, int]:
             words = set(qualifiers.get(node, "").split())
             if self.context is not None:
                 words |= set(_key(self.context(node)).split())
-            hits = len((words - STOPWORDS) & question_words)
+            hits = len((words - STOPWORDS) & question_words) + (node in named)
             degree = self.index.degree[node] if self.index.degree is not None else 0
             return (-hits, -degree, node)
 
@@ -713,7 +777,11 @@ class EntityLinker:
                 base, method = (1.0, "exact") if exact else (0.9, "normalised")
             else:
                 qualifiers = dict(self.index.alias_nodes[key])
-                ranked = [(n, 0.85, 0.0) for n in self._rank(list(qualifiers), question_words, qualifiers)]
+                named = {n for n, q in qualifiers.items() if _qualified(q, question, (start, end), question_words)}
+                ranked = [
+                    (n, 0.85, _UNNAMED_HOMONYM if named and n not in named else 0.0)
+                    for n in self._rank(list(qualifiers), question_words, qualifiers, named)
+                ]
                 base, method = 0.85, "alias"
             labels = [self.index.labels[n] for n, _, _ in ranked]
             weight = _CASE_MISMATCH if cased and _common_word(text, labels) else 1.0

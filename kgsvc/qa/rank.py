@@ -117,6 +117,8 @@ _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b|\b(?:who|whom)\W*$", re.IGNORECASE)
 #: What a label is read against in :meth:`CandidateRanker.person_likeness`, and how many labels a step reads.
 _PERSON_PROBES = ("a person's name", "the name of a thing or a place")
 _PERSON_SAMPLE = 16
+#: Fewest instances for a class to be read by its members' labels too (:meth:`CandidateRanker.instance_centroid`).
+_CENTROID_MIN = 8
 
 
 @dataclass
@@ -162,6 +164,7 @@ class CandidateRanker:
     _phrases: frozenset[str] | None = field(default=None, repr=False)  # folded relation labels, for reading_order
     _graph_lexicon: GraphLexicon | None = field(default=None, repr=False)
     _person: dict[tuple[int, bool], float] = field(default_factory=dict, repr=False)  # person_likeness by step
+    _centroids: dict[tuple[int, ...], npt.NDArray[np.float32] | None] = field(default_factory=dict, repr=False)
 
     @property
     def graph_lexicon(self) -> GraphLexicon:
@@ -195,6 +198,22 @@ class CandidateRanker:
             for text, vector in zip(missing, self.graph.embed(missing), strict=True):
                 self._text_vectors[text] = vector
         return np.stack([self._text_vectors[t] for t in texts]) if texts else np.zeros((0, 384), np.float32)
+
+    def instance_centroid(self, classes: Sequence[int]) -> npt.NDArray[np.float32] | None:
+        """The unit mean embedding of up to 16 labels of the instances of ``classes`` (evenly spaced in id order),
+        what a class is by its members ("Stanford University", "Berne University": *Organisation*); ``None`` for
+        classes with fewer than :data:`_CENTROID_MIN` instances (a dataset node, a vocabulary class). Cached by
+        classes; O(the classes' degrees) and 16 labels embedded, once."""
+        key = tuple(sorted(classes))
+        if key not in self._centroids:
+            members = np.fromiter(sorted(self.graph.instances(key)), dtype=np.int64)
+            centroid = None
+            if members.size >= _CENTROID_MIN:
+                sample = members[np.linspace(0, members.size - 1, _PERSON_SAMPLE).astype(np.int64)]
+                mean = self.vectors([self.graph.node_labels[int(n)] for n in sample]).mean(axis=0)
+                centroid = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
+            self._centroids[key] = centroid
+        return self._centroids[key]
 
     def person_likeness(self, step: tuple[int, bool]) -> float:
         """How much the nodes that ``step`` ``(relation, outgoing)`` ends at read as people by their names: the mean,
@@ -766,18 +785,27 @@ def class_filter(graph: QAGraph, typed: Collection[int]) -> Callable[[CandidateP
 def nearest_classes(
     graph: QAGraph, ranker: CandidateRanker, noun: str, *, exclude: Collection[int] = ()
 ) -> frozenset[int]:
-    """The classes whose label is closest to ``noun`` by MiniLM cosine, when that is at least
-    :data:`CLASS_MIN_COS` ("institutions" → Organisation, "people" → Person); empty for a graph without classes.
-    Classes in ``exclude`` (and those sharing their label) are passed over. One embedding per distinct text
-    (cached by ``ranker``)."""
+    """The classes closest to ``noun`` by MiniLM cosine, when that is at least :data:`CLASS_MIN_COS` ("institutions"
+    → Organisation, "people" → Person); empty for a graph without classes. A class is read by its label and, since
+    2026-11-27, by its members (:meth:`CandidateRanker.instance_centroid`): the larger cosine counts ("university"
+    is 0.42 from the label *Organisation*, 0.43 from *City*, 0.77 from the organisations' names). Classes in
+    ``exclude`` (and those sharing their label) are passed over. One embedding per distinct text (cached by
+    ``ranker``)."""
     skip = {graph.node_labels[c] for c in exclude}
-    nodes = [c for c in graph.classes() if graph.node_labels[c] not in skip]
-    labels = sorted({str(graph.node_labels[c]) for c in nodes})
-    if not labels:
+    by_label: dict[str, list[int]] = {}
+    for c in graph.classes():
+        if graph.node_labels[c] not in skip:
+            by_label.setdefault(str(graph.node_labels[c]), []).append(c)
+    if not by_label:
         return frozenset()
+    labels = sorted(by_label)
     vectors = ranker.vectors([noun, *labels])
     cosines = vectors[1:] @ vectors[0]
+    for at, label in enumerate(labels):
+        centroid = ranker.instance_centroid(by_label[label])
+        if centroid is not None:
+            cosines[at] = max(float(cosines[at]), float(centroid @ vectors[0]))
     best = int(np.argmax(cosines))
     if float(cosines[best]) < CLASS_MIN_COS:
         return frozenset()
-    return frozenset(c for c in nodes if graph.node_labels[c] == labels[best])
+    return frozenset(by_label[labels[best]])

@@ -13,7 +13,7 @@ import pytest
 
 import kgsvc
 from kgsvc.qa.graph import QAGraph
-from kgsvc.qa.link import LabelIndex, aliases
+from kgsvc.qa.link import LabelIndex, abbreviates, aliases
 from kgsvc.qa.pipeline import QuestionAnswerer
 from kgsvc.settings import Settings
 
@@ -39,6 +39,12 @@ ex:The_Band a ex:Band ; :name "The Band" .
 ex:ABBA a ex:Band ; :name "ABBA" .
 ex:Linda_B._Buck a ex:Person ; foaf:givenName "Linda B." ; foaf:familyName "Buck" ; ex:born "1947" .
 <{EX}Thomas_C._S%C3%BCdhof> a ex:Person ; ex:born "1955" .
+ex:Madison_WI a ex:City ; :name "Madison, WI" .
+ex:Madison_NJ a ex:City ; :name "Madison, NJ" .
+ex:Madison_NJ_studio a ex:Studio ; :name "Madison Studio" ; ex:city ex:Madison_NJ .
+ex:Billie_Jean ex:recordedIn ex:Madison_WI .
+ex:Mass_Tech a ex:School ; :name "Massachusetts Institute of Technology (MIT)" .
+ex:Brian_May ex:studiedAt ex:Mass_Tech .
 """
 
 
@@ -66,7 +72,7 @@ def test_aliases_of_a_label() -> None:
     assert aliases("Queen (band)") == [("Queen", "band")]
     assert aliases("Thriller (Michael Jackson album)") == [("Thriller", "Michael Jackson album")]
     assert ("Linda Buck", "") in aliases("Linda B. Buck")
-    assert aliases("Chicago, IL") == [("Chicago", "")]
+    assert aliases("Chicago, IL") == [("Chicago", "IL")]
     assert aliases("the (x)") == []  # an alias made of stop words only is none
 
 
@@ -125,3 +131,27 @@ def test_a_label_index_built_on_an_earlier_one_equals_a_fresh_one() -> None:
     expected = _tables(LabelIndex.build(after, classes=classes))
     assert _tables(LabelIndex.build(after, classes=classes, previous=earlier)) == expected
     assert expected != _tables(LabelIndex.build(after))
+
+
+def test_a_place_s_qualifier_written_in_full_chooses_among_homonyms(qa: QuestionAnswerer) -> None:
+    """ "Madison, Wisconsin" is *Madison, WI* (the qualifier's letters in order, the first a word's first), "Madison,
+    New Jersey" *Madison, NJ* (initials); the other homonym stays a candidate, one label distance unit behind. A
+    capitalised wh-word ("*Wh*ich" ↔ WI) and the mention's own words name no qualifier."""
+    assert abbreviates("wi", ["wisconsin"]) and abbreviates("nj", ["new", "jersey"]) and abbreviates("tx", ["texas"])
+    assert not abbreviates("nj", ["jersey"]) and not abbreviates("wi", ["iowa"])
+
+    def madison(question: str) -> list[tuple[str, float]]:
+        """The homonyms' labels and distances, in order, once each (a name literal is a node of that label too)."""
+        span = next(s for s in qa.linker.link(question) if s.text == "Madison")
+        return list(dict.fromkeys((qa.graph.node_labels[n], d) for n, _, d in span.nodes))
+
+    assert madison("What was recorded in Madison, Wisconsin?") == [("Madison, WI", 0.0), ("Madison, NJ", 0.1)]
+    assert madison("Which studio is in Madison, New Jersey?") == [("Madison, NJ", 0.0), ("Madison, WI", 0.1)]
+    assert {d for _, d in madison("Which song was recorded in Madison?")} == {0.0}
+
+
+def test_a_parenthesised_short_form_is_an_alias(qa: QuestionAnswerer) -> None:
+    """ "MIT" is the short form of *Massachusetts Institute of Technology (MIT)* (:func:`kgsvc.qa.link.short_form`);
+    a qualifier that is none ("band") stays a qualifier only."""
+    assert _top(qa, "Who studied at MIT?") == [("MIT", "Mass_Tech")]
+    assert ("band", "") not in aliases("Queen (band)")
