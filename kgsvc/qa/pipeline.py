@@ -100,6 +100,8 @@ _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:\S+\s+)?$", re.IGNORECASE)
 #: A question that asks for a person ("who won …", "whom did …").
 _WHO = re.compile(r"\W*(?:who|whom)\b", re.IGNORECASE)
+#: The words before a class noun that says what is shared ("the same *institution*", "shared the *Nobel Prize*").
+_SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNORECASE)
 #: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
 _OF_PHRASE = re.compile(r"\s+of\s+(?:\S+\s+){0,3}", re.IGNORECASE)
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
@@ -307,7 +309,7 @@ class QuestionAnswerer:
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
             asked, modifiers = self._asked_classes(question, spans, linked.types)
-            read = _blank(question, [(m.start, m.end) for m in modifiers])  # "which (Nobel Prize) winners"
+            read = _blank(question, _unread_class_nouns(question, spans, linked.types, modifiers))
             chosen = self._grounded_pattern(read, spans, opts, inferred, asked, _asks_time(question))
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
@@ -812,6 +814,21 @@ def _asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:
     linked entity before it counting as one word ("which Nobel laureates", "which Harbour Institute laureates")."""
     before = mask_question(question[:start], [(s.start, s.end) for s in spans if s.end <= start])
     return _ASKS_FOR.search(before + " ") is not None
+
+
+def _unread_class_nouns(
+    question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention], modifiers: Sequence[TypeMention]
+) -> list[tuple[int, int]]:
+    """The class nouns the ranker does not read as words, by ``(start, end)``: those that modify the asked noun
+    (``modifiers``: "which *Nobel Prize* winners") and those of a class the question names but does not ask for
+    ("what year did X win *the Nobel Prize*": what X won, not a step; read as words, "Nobel" spelled *nobel
+    laureates*). A class noun that says what is shared ("the same *institution*", "*co-laureate*") is read."""
+    named = [
+        t
+        for t in types
+        if t.classes and not _asks_for(question, t.start, spans) and not _SHARE_BEFORE.search(question[: t.start])
+    ]
+    return [(t.start, t.end) for t in [*modifiers, *named]]
 
 
 def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:

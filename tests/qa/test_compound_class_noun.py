@@ -7,9 +7,10 @@ asked for. main took the modifier's class as the asked one and answered X's nati
 "winners" alone is nearest to the class "Nobel Prize" too (MiniLM cosine 0.51, *Laureate* 0.42), and a prize's
 winners are no prize: the asked class is the nearest one to the whole phrase other than the modifier's
 (:meth:`kgsvc.qa.pipeline.QuestionAnswerer._noun_classes`), and the modifier names no relation to walk (it is
-blanked for the ranking). An organisation's name is also found without the head noun people leave out ("Carnegie
-Mellon" for *Carnegie Mellon University*, :func:`kgsvc.qa.link.aliases`), before a one-edit typo of a part of it
-("Mellon" ↔ the family name "Mello").
+blanked for the ranking), nor does a class noun the question names but does not ask for ("win *the Nobel Prize*").
+An organisation's name is also found without the head noun people leave out ("Carnegie Mellon" for *Carnegie Mellon
+University*, :func:`kgsvc.qa.link.aliases`), before a one-edit typo of a part of it ("Mellon" ↔ the family name
+"Mello").
 """
 
 from __future__ import annotations
@@ -38,13 +39,17 @@ ex:laureateAward rdfs:label "laureate award" .
 ex:award rdfs:label "award" .
 ex:birthPlace rdfs:label "birth place" .
 ex:familyName rdfs:label "family name" .
+ex:nobelLaureates rdfs:label "nobel laureates" .
+ex:year rdfs:label "year" .
 
 ex:Tarn a ex:City ; rdfs:label "Tarn" .
 ex:Lisk a ex:City ; rdfs:label "Lisk" .
-ex:Prize1950 a ex:NobelPrize ; rdfs:label "Nobel 1950 chemistry" ; ex:award ex:Ada, ex:Dee .
-ex:Prize1961 a ex:NobelPrize ; rdfs:label "Nobel 1961 physics" ; ex:award ex:Bo, ex:Cy, ex:Eli .
-ex:Orrin a ex:Organisation ; rdfs:label "Orrin Hale University" .
-ex:Vale a ex:Organisation ; rdfs:label "Vale Institute" .
+ex:Prize1950 a ex:NobelPrize ; rdfs:label "Nobel 1950 chemistry" ; ex:award ex:Ada, ex:Dee, ex:Orrin, ex:Vale ;
+    ex:year "1950" .
+ex:Prize1961 a ex:NobelPrize ; rdfs:label "Nobel 1961 physics" ; ex:award ex:Bo, ex:Cy, ex:Eli, ex:Orrin, ex:Vale ;
+    ex:year "1961" .
+ex:Orrin a ex:Organisation ; rdfs:label "Orrin Hale University" ; ex:nobelLaureates ex:Ada, ex:Bo .
+ex:Vale a ex:Organisation ; rdfs:label "Vale Institute" ; ex:nobelLaureates ex:Cy, ex:Dee, ex:Eli .
 
 ex:Ada a ex:Laureate ; rdfs:label "Ada Quill" ; ex:memberOf ex:Orrin ; ex:laureateAward ex:Prize1950 ;
     ex:birthPlace ex:Tarn ; ex:familyName "Quill" .
@@ -103,3 +108,12 @@ def test_an_organisation_is_found_without_its_head_noun(prizes: kgsvc.KG) -> Non
         ("Orrin Hale", {"Orrin Hale University"})
     ]
     assert top_answers(prizes, "Who were members of Orrin Hale?", "prizes") == expected
+
+
+def test_a_class_noun_not_asked_for_names_no_relation(prizes: kgsvc.KG) -> None:
+    """ "What year did X win the Nobel Prize?": the class noun says what X won, not a step; read as words, "Nobel"
+    spelled *nobel laureates* and the path went through X's institution to all its prizes' years."""
+    query = f"SELECT ?x WHERE {{ <{EX}Ada> <{EX}laureateAward> ?p . ?p <{EX}year> ?x }}"
+    assert hand_answers(prizes, query, "prizes") == ["1950"]
+    answer = prizes.ask("What year did Ada Quill win the Nobel Prize?", dataset="prizes")
+    assert answer.grounded and [a.label for a in answer.answers] == ["1950"]
