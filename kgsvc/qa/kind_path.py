@@ -166,8 +166,14 @@ class _KindPath:
 
     @property
     def words(self) -> str:
-        """What the relation ranking reads: the question with its kind words blanked."""
-        return self.kind.words or self.question
+        """What the relation ranking reads: the question with its kind words blanked, and its class nouns that
+        name no step (:func:`~kgsvc.qa.pipeline._unread_class_nouns`: "how many *Nobel Prize* winners"), the one
+        that ends the counted noun excepted ("how many *laureates*")."""
+        from kgsvc.qa.pipeline import _blank, _unread_class_nouns  # it imports this module
+
+        last = fold(self.kind.noun).split()[-1:]
+        other = tuple(t for t in self.type_mentions if not last or last[0] not in fold(t.text).split())
+        return _blank(self.kind.words or self.question, _unread_class_nouns(self.question, self.spans, other, ()))
 
     @property
     def graph(self) -> Any:
@@ -341,8 +347,10 @@ class _KindPath:
 
     def counted_classes(self) -> frozenset[int]:
         """The classes the question's noun names ("how many *laureates*", "how many *institutions*"): those of a
-        class-noun mention within the noun (the linker's), else the classes whose label is closest to the noun
-        (:func:`~kgsvc.qa.rank.nearest_classes`); empty without a noun or without classes in the graph."""
+        class-noun mention that ends the noun (the linker's), else the classes closest to the noun
+        (:func:`~kgsvc.qa.rank.nearest_classes`; for a class noun that modifies the head, "how many Nobel Prize
+        *winners*", the head's, or the whole noun's other than the modifier's); empty without a noun or without
+        classes in the graph."""
         noun = " ".join(fold(self.kind.noun).split())
         if not noun:
             return frozenset()
@@ -350,7 +358,15 @@ class _KindPath:
         for mention in self.type_mentions:
             named = set(fold(mention.text).split()) - {"the", "a", "an"}
             if mention.classes and named and named <= words:
-                return frozenset(mention.classes)
+                if noun.split()[-1] in named:
+                    return frozenset(mention.classes)
+                # a class noun before the head modifies it ("how many *Nobel Prize* winners"), as
+                # QuestionAnswerer._noun_classes reads it: a prize's winners are no prize
+                head = " ".join(w for w in noun.split() if w not in named)
+                own = nearest_classes(self.graph, self.qa.ranker, head)
+                if own and own.isdisjoint(mention.classes):
+                    return own
+                return nearest_classes(self.graph, self.qa.ranker, noun, exclude=mention.classes)
         return nearest_classes(self.graph, self.qa.ranker, noun)
 
     def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:

@@ -117,3 +117,11 @@ def test_a_class_noun_not_asked_for_names_no_relation(prizes: kgsvc.KG) -> None:
     assert hand_answers(prizes, query, "prizes") == ["1950"]
     answer = prizes.ask("What year did Ada Quill win the Nobel Prize?", dataset="prizes")
     assert answer.grounded and [a.label for a in answer.answers] == ["1950"]
+
+
+def test_a_count_of_a_compound_noun_counts_its_head(prizes: kgsvc.KG) -> None:
+    """ "How many Nobel Prize winners …" counts winners (main counted the prizes they won: 2 here)."""
+    query = f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Lisk> }}"
+    assert len(hand_answers(prizes, query, "prizes")) == 3
+    answer = prizes.ask("How many Nobel Prize winners were born in Lisk?", dataset="prizes")
+    assert answer.grounded and answer.text.startswith("3 ")
