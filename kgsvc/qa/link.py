@@ -216,9 +216,7 @@ def short_form(short: str, long: str) -> bool:
 
 def abbreviates(short: str, words: Sequence[str]) -> bool:
     """Whether ``short`` (a folded qualifier word of 2–3 letters: "wi", "nj") abbreviates the folded ``words``: their
-    initials ("nj" ↔ "new jersey"), or one word it is a subsequence of that opens with its first letter ("wi" ↔
-    "wisconsin", "tx" ↔ "texas"; the short form's letters in order, the first at a word's start, as in Schwartz and
-    Hearst 2003, "A Simple Algorithm for Identifying Abbreviation Definitions in Biomedical Text", PSB §2).
+    initials ("nj" ↔ "new jersey"), or one word it is a :func:`short_form` of ("wi" ↔ "wisconsin", "tx" ↔ "texas").
 
     >>> abbreviates("wi", ["wisconsin"]), abbreviates("nj", ["new", "jersey"]), abbreviates("nj", ["wisconsin"])
     (True, True, False)

@@ -310,7 +310,7 @@ class QuestionAnswerer:
             inferred = self._inferred_candidates(spans, opts)
             asked, modifiers = self._asked_classes(question, spans, linked.types)
             read = _blank(question, _unread_class_nouns(question, spans, linked.types, modifiers))
-            chosen = self._grounded_pattern(read, spans, opts, inferred, asked, _asks_time(question))
+            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, _asks_time(question), read)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -502,14 +502,17 @@ class QuestionAnswerer:
         inferred: dict[CandidatePattern, list[Prediction]] | None = None,
         classes: Sequence[int] = (),
         time: bool | None = None,
+        read: str | None = None,
     ) -> _Chosen | None:
         """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of
         the class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that
         can end at an instance of one are ranked, when any can; the answers are filtered by type afterwards too
         (:meth:`_typed`). With ``time`` (:func:`_asks_time`: ``True`` for "when …", ``False`` for "where …"), only
         candidates whose last steps can end at a date or time (:meth:`QAGraph.times`), or at something else, are
-        ranked, when any are."""
+        ranked, when any are. The ranker reads ``read`` (the question with the class nouns that name no step blanked,
+        :func:`_unread_class_nouns`) where given; the LLM the question itself."""
         extra = list(inferred or ())
+        text = question if read is None else read
         ranked = []
         keeps = [] if time is None else [self._ends_at_time(time)]
         if classes:
@@ -517,11 +520,9 @@ class QuestionAnswerer:
         # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
         need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
         if keeps:
-            ranked = self.ranker.rank(
-                question, spans, opts, extra, keep=lambda c: all(k(c) for k in keeps), exact_top=need
-            )
+            ranked = self.ranker.rank(text, spans, opts, extra, keep=lambda c: all(k(c) for k in keeps), exact_top=need)
         if not ranked:
-            ranked = self.ranker.rank(question, spans, opts, extra, exact_top=need)
+            ranked = self.ranker.rank(text, spans, opts, extra, exact_top=need)
         if not ranked:
             return None
         pick = 0

@@ -114,9 +114,10 @@ _FULL_COVERAGE_KEPT = 3
 
 #: A question that asks "who": the word opens it or closes it ("who is from X", "X was directed by who").
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b|\b(?:who|whom)\W*$", re.IGNORECASE)
-#: What a label is read against in :meth:`CandidateRanker.person_likeness`, and how many labels a step reads.
+#: What a label is read against in :meth:`CandidateRanker.person_likeness`, and how many labels a step or a class
+#: reads (:meth:`CandidateRanker.instance_centroid`).
 _PERSON_PROBES = ("a person's name", "the name of a thing or a place")
-_PERSON_SAMPLE = 16
+_LABEL_SAMPLE = 16
 #: Fewest instances for a class to be read by its members' labels too (:meth:`CandidateRanker.instance_centroid`).
 _CENTROID_MIN = 8
 
@@ -206,10 +207,12 @@ class CandidateRanker:
         classes; O(the classes' degrees) and 16 labels embedded, once."""
         key = tuple(sorted(classes))
         if key not in self._centroids:
-            members = np.fromiter(sorted(self.graph.instances(key)), dtype=np.int64)
+            relation = self.graph.type_relation()
+            edges = [self.graph.snapshot.neighbors_via(c, relation, outgoing=False) for c in key] if relation else []
+            members = np.unique(np.concatenate(edges)) if edges else np.zeros(0, np.int64)
             centroid = None
             if members.size >= _CENTROID_MIN:
-                sample = members[np.linspace(0, members.size - 1, _PERSON_SAMPLE).astype(np.int64)]
+                sample = members[np.linspace(0, members.size - 1, min(_LABEL_SAMPLE, members.size)).astype(np.int64)]
                 mean = self.vectors([self.graph.node_labels[int(n)] for n in sample]).mean(axis=0)
                 centroid = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
             self._centroids[key] = centroid
@@ -230,7 +233,7 @@ class CandidateRanker:
             ends = np.unique(np.asarray(snapshot.triple_tails if step[1] else snapshot.triple_heads)[at])
             found = 0.0
             if ends.size > 1 and ends.size > math.sqrt(int(np.count_nonzero(at))):
-                sample = ends[np.linspace(0, ends.size - 1, min(_PERSON_SAMPLE, ends.size)).astype(np.int64)]
+                sample = ends[np.linspace(0, ends.size - 1, min(_LABEL_SAMPLE, ends.size)).astype(np.int64)]
                 labels = [self.graph.node_labels[int(n)].replace("_", " ") for n in sample]
                 person, thing = self.vectors(list(_PERSON_PROBES))
                 found = float((self.vectors(labels) @ (person - thing)).mean())
