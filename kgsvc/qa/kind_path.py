@@ -62,7 +62,7 @@ from kgsvc.qa.candidates import CandidatePattern, candidate_pattern
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.rank import RankedCandidate, class_filter, nearest_classes
+from kgsvc.qa.rank import RankedCandidate, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
@@ -169,11 +169,12 @@ class _KindPath:
         """What the relation ranking reads: the question with its kind words blanked, and its class nouns that
         name no step (:func:`~kgsvc.qa.pipeline._unread_class_nouns`: "how many *Nobel Prize* winners"), the one
         that ends the counted noun excepted ("how many *laureates*")."""
-        from kgsvc.qa.pipeline import _blank, _unread_class_nouns  # it imports this module
+        from kgsvc.qa.pipeline import _blank_spans, _unread_class_nouns  # it imports this module
 
         last = fold(self.kind.noun).split()[-1:]
         other = tuple(t for t in self.type_mentions if not last or last[0] not in fold(t.text).split())
-        return _blank(self.kind.words or self.question, _unread_class_nouns(self.question, self.spans, other, ()))
+        unread = _unread_class_nouns(self.question, self.spans, other, (), self.graph.relation_labels)
+        return _blank_spans(self.kind.words or self.question, unread)
 
     @property
     def graph(self) -> Any:
@@ -355,18 +356,14 @@ class _KindPath:
         if not noun:
             return frozenset()
         words = set(noun.split())
-        for mention in self.type_mentions:
-            named = set(fold(mention.text).split()) - {"the", "a", "an"}
-            if mention.classes and named and named <= words:
-                if noun.split()[-1] in named:
-                    return frozenset(mention.classes)
-                # a class noun before the head modifies it ("how many *Nobel Prize* winners"), as
-                # QuestionAnswerer._noun_classes reads it: a prize's winners are no prize
-                head = " ".join(w for w in noun.split() if w not in named)
-                own = nearest_classes(self.graph, self.qa.ranker, head)
-                if own and own.isdisjoint(mention.classes):
-                    return own
-                return nearest_classes(self.graph, self.qa.ranker, noun, exclude=mention.classes)
+        mentions = [(set(fold(m.text).split()) - {"the", "a", "an"}, m.classes) for m in self.type_mentions]
+        mentions = [(named, classes) for named, classes in mentions if classes and named and named <= words]
+        head = [(named, classes) for named, classes in mentions if noun.split()[-1] in named]
+        if head:
+            return frozenset(head[0][1])
+        for named, classes in mentions:  # a class noun before the head modifies it ("how many *Nobel Prize* winners")
+            rest = " ".join(w for w in noun.split() if w not in named)
+            return modified_classes(self.graph, self.qa.ranker, rest, (), " ".join(sorted(named)), classes, noun)
         return nearest_classes(self.graph, self.qa.ranker, noun)
 
     def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:

@@ -18,14 +18,16 @@ the label without a trailing qualifier in parentheses (``Queen (band)`` → ``Qu
 node's type words found in the question, then its degree, choose among homonyms; a one-word qualifier that is a
 short form of the name is an alias too, since 2026-11-27: ``California Institute of Technology (Caltech)`` →
 ``Caltech``, :func:`short_form`) or after a comma (``Madison, WI``
-→ ``Madison``; since 2026-11-27 a qualifier the question names, by a word or written in full — "Madison,
-*Wisconsin*", "*New Jersey*" for NJ, :func:`abbreviates` —, puts the other homonyms one label distance unit of
-``0.1`` behind, so their matches rank below by GSD), without middle names or
+→ ``Madison``; since 2026-11-27 a qualifier of one or two words that the question names, by a word or written in
+full right after the mention — "Madison, *Wisconsin*", "Madison, *New Jersey*" for NJ, :func:`abbreviates` —, puts
+the other homonyms one label distance unit of ``0.1`` behind, so their matches rank below by GSD), without middle
+names or
 initials (``Linda B. Buck`` → ``Linda Buck``, ``Emil Theodor Kocher`` → ``Theodor Kocher``; not for a label
 ending in the plural of a class noun: ``Nobel Prize Laureates`` is no person, "Nobel laureates" a class noun) and
 without a subtitle after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``), and
 without the head noun that ends an organisation's name of two or more capitalised words before it (``Carnegie Mellon
-University`` → ``Carnegie Mellon``; 2026-11-27). An alias
+University`` → ``Carnegie Mellon``; 2026-11-27; one label distance unit of 0.1 behind a node whose name is written
+so: "Niels Bohr" is the physicist before the *Niels Bohr Institute*). An alias
 match scores 0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``;
 with nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
 words equal a label's but for at most one word each way, order free, sharing a number or at least three words
@@ -116,7 +118,8 @@ _ORGANISATION_HEADS = frozenset(
     "University Institute College Hospital Laboratory Laboratories School Foundation Centre Center".split()
 )
 #: The label distance of a homonym whose qualifier the question does not name when another's it does ("Madison,
-#: Wisconsin": *Madison, NJ*); its matches rank below the named one's by GSD.
+#: Wisconsin": *Madison, NJ*), and of an organisation found without its head noun beside a name written so; its
+#: matches rank below the others' by GSD.
 _UNNAMED_HOMONYM = 0.1
 #: A parenthesised qualifier that may be the name's short form: one capitalised word ("MIT", "Caltech").
 _SHORT_NAME = re.compile(r"^[A-Z][A-Za-z]+$")
@@ -172,7 +175,7 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     >>> aliases("Emil Theodor Kocher"), aliases("Nobel Prize Laureates", plurals={"laureates"})
     ([('Emil Kocher', ''), ('Theodor Kocher', '')], [])
     >>> aliases("Carnegie Mellon University"), aliases("Harvard University")
-    ([('Carnegie Mellon', '')], [])
+    ([('Carnegie Mellon', 'University')], [])
     >>> aliases("Massachusetts Institute of Technology (MIT)")
     [('Massachusetts Institute of Technology', 'MIT'), ('MIT', '')]
     """
@@ -185,11 +188,12 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
         label = m.group("name")
     m = _SUBTITLE.match(label) or _PLACE.match(label)
     if m and len(m.group("name")) >= 2:
-        found.append((m.group("name"), m.groupdict().get("qualifier") or ""))
+        qualifier = m.groupdict().get("qualifier") or ""  # a place's state or country ("Madison, WI"), not a subtitle
+        found.append((m.group("name"), qualifier if len(qualifier.split()) <= 2 else ""))
     tokens = label.split()
     capitalised = all(_NAME_TOKEN.match(t) for t in tokens)
     if capitalised and len(tokens) >= 3 and tokens[-1] in _ORGANISATION_HEADS:
-        found.append((" ".join(tokens[:-1]), ""))  # "Carnegie Mellon University" → "Carnegie Mellon"
+        found.append((" ".join(tokens[:-1]), tokens[-1]))  # "Carnegie Mellon University" → "Carnegie Mellon"
     named = 3 <= len(tokens) <= 5 and capitalised and not tokens[-1].endswith(".")
     if named and _key(tokens[-1]) not in plurals and tokens[-1] not in _ORGANISATION_HEADS:
         last = tokens[-1]
@@ -228,18 +232,19 @@ def abbreviates(short: str, words: Sequence[str]) -> bool:
     return len(words) == 1 and short_form(short, words[0])
 
 
-def _qualified(qualifier: str, question: str, span: tuple[int, int], question_words: Collection[str]) -> bool:
-    """Whether ``question`` names a homonym's folded ``qualifier`` outside the mention's ``span``: one of its words
-    (``question_words``: the folded content words), or a short form of capitalised words written in full
-    ("Madison, *Wisconsin*" for *Madison, WI*; "*New Jersey*" for *NJ*; :func:`abbreviates`)."""
+def _qualified(qualifier: str, question: str, end: int, question_words: Collection[str]) -> bool:
+    """Whether ``question`` names a homonym's folded ``qualifier``: one of its words (``question_words``: the folded
+    content words), or, right after the mention (which ends at ``end``), capitalised words it is a short form of
+    ("Madison, *Wisconsin*" for *Madison, WI*; "Madison, *New Jersey*" for *NJ*; :func:`abbreviates`). Words
+    elsewhere do not count: "studied under *William* Bragg" names no WI."""
     if (set(qualifier.split()) - STOPWORDS) & set(question_words):
         return True
-    written = _WORD.findall(question[: span[0]] + " " + question[span[1] :])
-    names = [_key(w) for w in written if w[:1].isupper() and _key(w) not in STOPWORDS]  # not "Which"
-    n = len(qualifier)
-    return any(abbreviates(qualifier, [w]) for w in names) or any(
-        abbreviates(qualifier, names[i : i + n]) for i in range(len(names) - n + 1)
-    )
+    after = []
+    for word in _WORD.findall(question[end:])[:3]:
+        if not word[:1].isupper():
+            break
+        after.append(_key(word))
+    return any(abbreviates(qualifier, after[:n]) for n in (1, len(qualifier)) if len(after) >= n)
 
 
 def _all_stopwords(text: str) -> bool:
@@ -735,7 +740,7 @@ class EntityLinker:
             words = set(qualifiers.get(node, "").split())
             if self.context is not None:
                 words |= set(_key(self.context(node)).split())
-            hits = len((words - STOPWORDS) & question_words) + (node in named)
+            hits = len((words - STOPWORDS) & question_words) or int(node in named)
             degree = self.index.degree[node] if self.index.degree is not None else 0
             return (-hits, -degree, node)
 
@@ -775,9 +780,13 @@ class EntityLinker:
                 base, method = (1.0, "exact") if exact else (0.9, "normalised")
             else:
                 qualifiers = dict(self.index.alias_nodes[key])
-                named = {n for n, q in qualifiers.items() if _qualified(q, question, (start, end), question_words)}
+                named = {n for n, q in qualifiers.items() if _qualified(q, question, end, question_words)}
+                # an organisation's name without its head noun stands behind a name that is written so
+                # ("Niels Bohr" for *Niels Bohr Institute* and for the physicist)
+                headless = {n for n, q in qualifiers.items() if q.capitalize() in _ORGANISATION_HEADS} - named
+                behind = set(qualifiers) - named if named else headless if headless != set(qualifiers) else set()
                 ranked = [
-                    (n, 0.85, _UNNAMED_HOMONYM if named and n not in named else 0.0)
+                    (n, 0.85, _UNNAMED_HOMONYM if n in behind else 0.0)
                     for n in self._rank(list(qualifiers), question_words, qualifiers, named)
                 ]
                 base, method = 0.85, "alias"

@@ -70,7 +70,7 @@ from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.rank import CandidateRanker, class_filter, nearest_classes
+from kgsvc.qa.rank import CandidateRanker, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -83,6 +83,7 @@ from kgsvc.qa.result import (
     PatternGraph,
     PatternTriple,
 )
+from kgsvc.qa.zeroshot import stem_match
 from kgsvc.retrieval.candidates import Candidates, candidate_set
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
@@ -201,13 +202,13 @@ class QuestionAnswerer:
         asked: list[int] = []
         modifiers: list[TypeMention] = []
         for i, t in enumerate(types):
-            if _asks_for(question, t.start, spans):
+            if _asks_for(question, t.start, spans) and not _heads(question, t, modifiers):
                 classes, modifier = self._noun_classes(question, t, types[i + 1 :])
                 asked.extend(sorted(classes))
                 modifiers.extend([modifier] if modifier is not None else [])
         if not asked and _WHO.match(question):
             asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
-        return asked, modifiers
+        return list(dict.fromkeys(asked)), modifiers
 
     def _noun_classes(
         self, question: str, noun: TypeMention, after: Sequence[TypeMention]
@@ -227,14 +228,16 @@ class QuestionAnswerer:
             head, modifier, phrase = noun, following, question[noun.start : following.end]
         else:
             return frozenset(noun.classes) or nearest_classes(self.graph, self.ranker, fold(noun.text)), None
-        compound = noun if modifier is noun else None
-        if head.classes:
-            return frozenset(head.classes), compound
-        own = nearest_classes(self.graph, self.ranker, fold(head.text))
-        named = frozenset(modifier.classes) or nearest_classes(self.graph, self.ranker, fold(modifier.text))
-        if not own & named:
-            return own, compound
-        return nearest_classes(self.graph, self.ranker, fold(phrase), exclude=named), compound
+        classes = modified_classes(
+            self.graph,
+            self.ranker,
+            fold(head.text),
+            head.classes,
+            fold(modifier.text),
+            modifier.classes,
+            fold(phrase),
+        )
+        return classes, noun if modifier is noun else None
 
     def _typed(self, answers: list[AnswerTerm], classes: Sequence[int]) -> list[AnswerTerm]:
         """The answers whose ``rdf:type`` is one of ``classes`` (the question's class nouns: "which laureates");
@@ -309,7 +312,8 @@ class QuestionAnswerer:
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
             asked, modifiers = self._asked_classes(question, spans, linked.types)
-            read = _blank(question, _unread_class_nouns(question, spans, linked.types, modifiers))
+            unread = _unread_class_nouns(question, spans, linked.types, modifiers, self.graph.relation_labels)
+            read = _blank_spans(question, unread)
             chosen = self._grounded_pattern(question, spans, opts, inferred, asked, _asks_time(question), read)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
@@ -818,21 +822,37 @@ def _asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:
 
 
 def _unread_class_nouns(
-    question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention], modifiers: Sequence[TypeMention]
+    question: str,
+    spans: Sequence[LinkedSpan],
+    types: Sequence[TypeMention],
+    modifiers: Sequence[TypeMention],
+    relation_labels: Sequence[str],
 ) -> list[tuple[int, int]]:
     """The class nouns the ranker does not read as words, by ``(start, end)``: those that modify the asked noun
     (``modifiers``: "which *Nobel Prize* winners") and those of a class the question names but does not ask for
     ("what year did X win *the Nobel Prize*": what X won, not a step; read as words, "Nobel" spelled *nobel
-    laureates*). A class noun that says what is shared ("the same *institution*", "*co-laureate*") is read."""
+    laureates*). Read are: the asked noun (also after a modifier of several words), a class noun that says what is
+    shared ("the same *institution*", "*co-laureate*"), and one whose head word spells a word of a relation label
+    of the graph (``relation_labels``: "the *country* of X" with a relation *country* names that step)."""
+    labels = {w for label in relation_labels for w in fold(label).split()}
     named = [
         t
         for t in types
-        if t.classes and not _asks_for(question, t.start, spans) and not _SHARE_BEFORE.search(question[: t.start])
+        if t.classes
+        and not _asks_for(question, t.start, spans)
+        and not _heads(question, t, modifiers)
+        and not _SHARE_BEFORE.search(question[: t.start])
+        and not any(stem_match(fold(t.text).split()[-1], w) for w in labels)
     ]
     return [(t.start, t.end) for t in [*modifiers, *named]]
 
 
-def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+def _heads(question: str, mention: TypeMention, modifiers: Sequence[TypeMention]) -> bool:
+    """Whether ``mention`` is the head noun right after one of ``modifiers`` ("Nobel Prize *laureates*")."""
+    return any(m.end <= mention.start and not question[m.end : mention.start].strip() for m in modifiers)
+
+
+def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """``text`` with each ``(start, end)`` span written over by spaces (every offset into it stays valid)."""
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]

@@ -93,6 +93,7 @@ __all__ = [
     "RankedCandidate",
     "class_filter",
     "coordinates",
+    "modified_classes",
     "nearest_classes",
     "vote_confidence",
 ]
@@ -208,12 +209,16 @@ class CandidateRanker:
         key = tuple(sorted(classes))
         if key not in self._centroids:
             relation = self.graph.type_relation()
-            edges = [self.graph.snapshot.neighbors_via(c, relation, outgoing=False) for c in key] if relation else []
+            edges = (
+                []
+                if relation is None
+                else [self.graph.snapshot.neighbors_via(c, relation, outgoing=False) for c in key]
+            )
             members = np.unique(np.concatenate(edges)) if edges else np.zeros(0, np.int64)
             centroid = None
             if members.size >= _CENTROID_MIN:
                 sample = members[np.linspace(0, members.size - 1, min(_LABEL_SAMPLE, members.size)).astype(np.int64)]
-                mean = self.vectors([self.graph.node_labels[int(n)] for n in sample]).mean(axis=0)
+                mean = self.vectors([self.graph.node_labels[int(n)].replace("_", " ") for n in sample]).mean(axis=0)
                 centroid = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
             self._centroids[key] = centroid
         return self._centroids[key]
@@ -793,7 +798,7 @@ def nearest_classes(
     2026-11-27, by its members (:meth:`CandidateRanker.instance_centroid`): the larger cosine counts ("university"
     is 0.42 from the label *Organisation*, 0.43 from *City*, 0.77 from the organisations' names). Classes in
     ``exclude`` (and those sharing their label) are passed over. One embedding per distinct text (cached by
-    ``ranker``)."""
+    ``ranker``): on first use, each class label and 16 member labels of each class with enough members."""
     skip = {graph.node_labels[c] for c in exclude}
     by_label: dict[str, list[int]] = {}
     for c in graph.classes():
@@ -812,3 +817,26 @@ def nearest_classes(
     if float(cosines[best]) < CLASS_MIN_COS:
         return frozenset()
     return frozenset(by_label[labels[best]])
+
+
+def modified_classes(
+    graph: QAGraph,
+    ranker: CandidateRanker,
+    head: str,
+    head_classes: Collection[int],
+    modifier: str,
+    modifier_classes: Collection[int],
+    phrase: str,
+) -> frozenset[int]:
+    """The classes of a noun ``head`` that ``modifier`` qualifies in ``phrase`` ("*Nobel Prize* winners", "winners
+    *of the Nobel Peace Prize*"; the ``*_classes``: those of the words' own class mentions, if any): the head's own,
+    else the class nearest to the head (:func:`nearest_classes`), unless that is the modifier's — a prize's winners
+    are no prize —, when the nearest class to the whole phrase other than the modifier's ("Nobel Prize winners" →
+    Laureate)."""
+    if head_classes:
+        return frozenset(head_classes)
+    own = nearest_classes(graph, ranker, head)
+    named = frozenset(modifier_classes) or nearest_classes(graph, ranker, modifier)
+    if not own & named:
+        return own
+    return nearest_classes(graph, ranker, phrase, exclude=named)

@@ -33,9 +33,9 @@ ORGANISATIONS = [
 PEOPLE = ["Ada Quill", "Bo Hart", "Cy Lund", "Dee Marsh", "Eli Stone", "Fay Orme", "Gus Vane", "Hal Tye"]
 
 
-def _turtle() -> str:
+def _turtle(namespace: str = "http://example.org/") -> str:
     lines = [
-        "@prefix ex: <http://example.org/> .",
+        f"@prefix ex: <{namespace}> .",
         "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
         'ex:Organisation rdfs:label "Organisation" .',
         'ex:Laureate rdfs:label "Laureate" .',
@@ -73,3 +73,12 @@ def test_what_university_did_someone_work_for(kg: kgsvc.KG) -> None:
     expected = hand_answers(kg, query, "members")
     assert expected == ["http://example.org/org3"]
     assert top_answers(kg, "What university did Dee Marsh work for?", "members") == expected
+
+
+def test_a_type_relation_numbered_zero_is_read(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """With ``https`` IRIs ``rdf:type`` sorts first among the relations: id 0 is a type relation too."""
+    with indexed_turtle(tmp_path_factory.mktemp("zero"), "zero", _turtle("https://example.org/")) as kg:
+        qa = answerer_for(kg, "zero", QAOptions())
+        assert qa.graph.type_relation() == 0
+        organisation = {c for c in qa.graph.classes() if qa.graph.node_labels[c] == "Organisation"}
+        assert nearest_classes(qa.graph, qa.ranker, "university") == organisation

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 import pytest
 
 import kgsvc
-from kgsvc.qa.link import aliases
+from kgsvc.qa.link import TypeMention, aliases
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.pipeline import _main_spans
+from kgsvc.qa.pipeline import _main_spans, _unread_class_nouns
 from kgsvc.qa.service import answerer_for
 from tests.qa.conftest import hand_answers, indexed_turtle, top_answers
 
@@ -88,6 +88,26 @@ def test_a_class_noun_before_the_asked_noun_modifies_it(prizes: kgsvc.KG) -> Non
     assert _asked(prizes, "Which Nobel Prize did Ada Quill win?") == (["Nobel Prize"], [])
 
 
+def test_the_class_nouns_left_unread() -> None:
+    """The modifier and a class noun not asked for are blanked; the asked head after a modifier of two words, and a
+    class noun whose head spells a relation label ("the *country* of X"), are read."""
+    question = "Which Nobel Prize laureates won the Nobel Prize in the country of Tarn?"
+    modifier = TypeMention("Nobel Prize", 6, 17, (1,))
+    head = TypeMention("laureates", 18, 27, (2,))
+    won = TypeMention("Nobel Prize", 36, 47, (1,))
+    country = TypeMention("country", 55, 62, (3,))
+    types = [modifier, head, won, country]
+    assert [question[a:b] for a, b in [(t.start, t.end) for t in types]] == [
+        "Nobel Prize",
+        "laureates",
+        "Nobel Prize",
+        "country",
+    ]
+    unread = _unread_class_nouns(question, [], types, [modifier], ["country", "laureate award"])
+    assert unread == [(6, 17), (36, 47)]
+    assert (55, 62) in _unread_class_nouns(question, [], types, [modifier], ["laureate award"])
+
+
 def test_the_winners_of_a_compound_noun_are_its_people(prizes: kgsvc.KG) -> None:
     query = f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Tarn> }}"
     expected = hand_answers(prizes, query, "prizes")
@@ -96,7 +116,7 @@ def test_the_winners_of_a_compound_noun_are_its_people(prizes: kgsvc.KG) -> None
 
 
 def test_an_organisation_is_found_without_its_head_noun(prizes: kgsvc.KG) -> None:
-    assert aliases("Orrin Hale University") == [("Orrin Hale", "")]
+    assert aliases("Orrin Hale University") == [("Orrin Hale", "University")]
     assert aliases("Vale Institute") == []  # one word left: a word of titles and names too
     query = f"SELECT ?x WHERE {{ ?x <{EX}memberOf> <{EX}Orrin> }}"
     expected = hand_answers(prizes, query, "prizes")

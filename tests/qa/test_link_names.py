@@ -44,6 +44,7 @@ ex:Madison_NJ a ex:City ; :name "Madison, NJ" .
 ex:Madison_NJ_studio a ex:Studio ; :name "Madison Studio" ; ex:city ex:Madison_NJ .
 ex:Billie_Jean ex:recordedIn ex:Madison_WI .
 ex:Mass_Tech a ex:School ; :name "Massachusetts Institute of Technology (MIT)" .
+ex:Buck_Institute a ex:School ; :name "Linda Buck Institute" .
 ex:Brian_May ex:studiedAt ex:Mass_Tech .
 """
 
@@ -148,6 +149,16 @@ def test_a_place_s_qualifier_written_in_full_chooses_among_homonyms(qa: Question
     assert madison("What was recorded in Madison, Wisconsin?") == [("Madison, WI", 0.0), ("Madison, NJ", 0.1)]
     assert madison("Which studio is in Madison, New Jersey?") == [("Madison, NJ", 0.0), ("Madison, WI", 0.1)]
     assert {d for _, d in madison("Which song was recorded in Madison?")} == {0.0}
+    # only right after the mention: "William" elsewhere is no WI
+    assert {d for _, d in madison("What did William record in Madison?")} == {0.0}
+
+
+def test_an_organisation_without_its_head_noun_stands_behind_a_name(qa: QuestionAnswerer) -> None:
+    """ "Linda Buck" is *Linda B. Buck* (a name alias) and *Linda Buck Institute* without its head noun: the person
+    first, the institute 0.1 behind."""
+    span = next(s for s in qa.linker.link("When was Linda Buck born?") if s.text == "Linda Buck")
+    assert [(qa.graph.node_labels[n], d) for n, _, d in span.nodes][:1] == [("Linda B. Buck", 0.0)]
+    assert ("Linda Buck Institute", 0.1) in [(qa.graph.node_labels[n], d) for n, _, d in span.nodes]
 
 
 def test_a_parenthesised_short_form_is_an_alias(qa: QuestionAnswerer) -> None:
