@@ -173,7 +173,7 @@ class _KindPath:
 
         last = fold(self.kind.noun).split()[-1:]
         other = tuple(t for t in self.type_mentions if not last or last[0] not in fold(t.text).split())
-        unread = _unread_class_nouns(self.question, self.spans, other, (), self.graph.relation_labels)
+        unread = _unread_class_nouns(self.question, self.spans, other, (), self.qa.ranker.relation_words)
         return _blank_spans(self.kind.words or self.question, unread)
 
     @property
@@ -358,10 +358,11 @@ class _KindPath:
         words = set(noun.split())
         mentions = [(set(fold(m.text).split()) - {"the", "a", "an"}, m.classes) for m in self.type_mentions]
         mentions = [(named, classes) for named, classes in mentions if classes and named and named <= words]
-        head = [(named, classes) for named, classes in mentions if noun.split()[-1] in named]
+        head = [classes for named, classes in mentions if noun.split()[-1] in named]
         if head:
-            return frozenset(head[0][1])
-        for named, classes in mentions:  # a class noun before the head modifies it ("how many *Nobel Prize* winners")
+            return frozenset(head[0])
+        if mentions:  # a class noun before the head modifies it ("how many *Nobel Prize* winners")
+            named, classes = mentions[0]
             rest = " ".join(w for w in noun.split() if w not in named)
             return modified_classes(self.graph, self.qa.ranker, rest, (), " ".join(sorted(named)), classes, noun)
         return nearest_classes(self.graph, self.qa.ranker, noun)

@@ -783,8 +783,12 @@ class EntityLinker:
                 named = {n for n, q in qualifiers.items() if _qualified(q, question, end, question_words)}
                 # an organisation's name without its head noun stands behind a name that is written so
                 # ("Niels Bohr" for *Niels Bohr Institute* and for the physicist)
-                headless = {n for n, q in qualifiers.items() if q.capitalize() in _ORGANISATION_HEADS} - named
-                behind = set(qualifiers) - named if named else headless if headless != set(qualifiers) else set()
+                headless = {n for n, q in qualifiers.items() if q.capitalize() in _ORGANISATION_HEADS}
+                behind: set[int] = set()
+                if named:
+                    behind = set(qualifiers) - named
+                elif headless != set(qualifiers):
+                    behind = headless
                 ranked = [
                     (n, 0.85, _UNNAMED_HOMONYM if n in behind else 0.0)
                     for n in self._rank(list(qualifiers), question_words, qualifiers, named)

@@ -312,7 +312,7 @@ class QuestionAnswerer:
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
             asked, modifiers = self._asked_classes(question, spans, linked.types)
-            unread = _unread_class_nouns(question, spans, linked.types, modifiers, self.graph.relation_labels)
+            unread = _unread_class_nouns(question, spans, linked.types, modifiers, self.ranker.relation_words)
             read = _blank_spans(question, unread)
             chosen = self._grounded_pattern(question, spans, opts, inferred, asked, _asks_time(question), read)
         base["strategy"] = strategy
@@ -826,15 +826,14 @@ def _unread_class_nouns(
     spans: Sequence[LinkedSpan],
     types: Sequence[TypeMention],
     modifiers: Sequence[TypeMention],
-    relation_labels: Sequence[str],
+    relation_words: Collection[str],
 ) -> list[tuple[int, int]]:
     """The class nouns the ranker does not read as words, by ``(start, end)``: those that modify the asked noun
     (``modifiers``: "which *Nobel Prize* winners") and those of a class the question names but does not ask for
     ("what year did X win *the Nobel Prize*": what X won, not a step; read as words, "Nobel" spelled *nobel
     laureates*). Read are: the asked noun (also after a modifier of several words), a class noun that says what is
     shared ("the same *institution*", "*co-laureate*"), and one whose head word spells a word of a relation label
-    of the graph (``relation_labels``: "the *country* of X" with a relation *country* names that step)."""
-    labels = {w for label in relation_labels for w in fold(label).split()}
+    of the graph (``relation_words``: "the *country* of X" with a relation *country* names that step)."""
     named = [
         t
         for t in types
@@ -842,7 +841,7 @@ def _unread_class_nouns(
         and not _asks_for(question, t.start, spans)
         and not _heads(question, t, modifiers)
         and not _SHARE_BEFORE.search(question[: t.start])
-        and not any(stem_match(fold(t.text).split()[-1], w) for w in labels)
+        and not any(stem_match(fold(t.text).split()[-1], w) for w in relation_words)
     ]
     return [(t.start, t.end) for t in [*modifiers, *named]]
 

@@ -167,6 +167,7 @@ class CandidateRanker:
     _graph_lexicon: GraphLexicon | None = field(default=None, repr=False)
     _person: dict[tuple[int, bool], float] = field(default_factory=dict, repr=False)  # person_likeness by step
     _centroids: dict[tuple[int, ...], npt.NDArray[np.float32] | None] = field(default_factory=dict, repr=False)
+    _relation_words: frozenset[str] | None = field(default=None, repr=False)
 
     @property
     def graph_lexicon(self) -> GraphLexicon:
@@ -217,11 +218,23 @@ class CandidateRanker:
             members = np.unique(np.concatenate(edges)) if edges else np.zeros(0, np.int64)
             centroid = None
             if members.size >= _CENTROID_MIN:
-                sample = members[np.linspace(0, members.size - 1, min(_LABEL_SAMPLE, members.size)).astype(np.int64)]
-                mean = self.vectors([self.graph.node_labels[int(n)].replace("_", " ") for n in sample]).mean(axis=0)
+                mean = self._sample_vectors(members).mean(axis=0)
                 centroid = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
             self._centroids[key] = centroid
         return self._centroids[key]
+
+    def _sample_vectors(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """Embeddings of the labels of up to :data:`_LABEL_SAMPLE` of ``nodes`` (a non-empty increasing array),
+        evenly spaced in id order, ``_`` read as a space."""
+        sample = nodes[np.linspace(0, nodes.size - 1, min(_LABEL_SAMPLE, nodes.size)).astype(np.int64)]
+        return self.vectors([self.graph.node_labels[int(n)].replace("_", " ") for n in sample])
+
+    @property
+    def relation_words(self) -> frozenset[str]:
+        """The folded words of the graph's relation labels (built once)."""
+        if self._relation_words is None:
+            self._relation_words = frozenset(w for label in self.graph.relation_labels for w in fold(label).split())
+        return self._relation_words
 
     def person_likeness(self, step: tuple[int, bool]) -> float:
         """How much the nodes that ``step`` ``(relation, outgoing)`` ends at read as people by their names: the mean,
@@ -238,10 +251,8 @@ class CandidateRanker:
             ends = np.unique(np.asarray(snapshot.triple_tails if step[1] else snapshot.triple_heads)[at])
             found = 0.0
             if ends.size > 1 and ends.size > math.sqrt(int(np.count_nonzero(at))):
-                sample = ends[np.linspace(0, ends.size - 1, min(_LABEL_SAMPLE, ends.size)).astype(np.int64)]
-                labels = [self.graph.node_labels[int(n)].replace("_", " ") for n in sample]
                 person, thing = self.vectors(list(_PERSON_PROBES))
-                found = float((self.vectors(labels) @ (person - thing)).mean())
+                found = float((self._sample_vectors(ends) @ (person - thing)).mean())
             self._person[step] = found
         return found
 

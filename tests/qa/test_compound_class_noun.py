@@ -103,9 +103,9 @@ def test_the_class_nouns_left_unread() -> None:
         "Nobel Prize",
         "country",
     ]
-    unread = _unread_class_nouns(question, [], types, [modifier], ["country", "laureate award"])
+    unread = _unread_class_nouns(question, [], types, [modifier], {"country", "laureate", "award"})
     assert unread == [(6, 17), (36, 47)]
-    assert (55, 62) in _unread_class_nouns(question, [], types, [modifier], ["laureate award"])
+    assert (55, 62) in _unread_class_nouns(question, [], types, [modifier], {"laureate", "award"})
 
 
 def test_the_winners_of_a_compound_noun_are_its_people(prizes: kgsvc.KG) -> None:
