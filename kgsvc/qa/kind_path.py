@@ -947,7 +947,10 @@ class _KindPath:
 
 
 def _a_word(qa: QuestionAnswerer, question: str, span: LinkedSpan) -> bool:
-    """A lower-case span that links only literals ("born" → the family name "Born") is a word, not a mention."""
+    """A lower-case span that links only literals ("born" → the family name "Born") is a word, not a mention; not a
+    noun read as a category value ("*women*" ↔ "female")."""
+    if span.method == "value":
+        return False
     text = question[span.start : span.end]
     literal = all(qa.graph.node_terms[n].startswith('"') for n, _, _ in span.nodes)
     return literal and text == text.lower() and not constants(text)
@@ -956,8 +959,9 @@ def _a_word(qa: QuestionAnswerer, question: str, span: LinkedSpan) -> bool:
 def _best_first(qa: QuestionAnswerer, span: LinkedSpan) -> LinkedSpan:
     """The span with its equally close nodes ordered by degree, most first: of two nodes named "Albert Einstein"
     the one the graph says things about, not a bare ``owl:sameAs`` target. A span that links only literals (not a
-    number) names the entities that hold them ("Arrhenius" → the laureate whose family name it is)."""
-    if not span.nodes:
+    number) names the entities that hold them ("Arrhenius" → the laureate whose family name it is); a category value
+    ("women" ↔ "female") is kept as it is."""
+    if not span.nodes or span.method == "value":
         return span
     graph = qa.graph
     if all(graph.node_terms[n].startswith('"') for n, _, _ in span.nodes) and not constants(span.text):

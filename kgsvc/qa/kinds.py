@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kgsvc.qa.question_form import asks_who
+
 __all__ = ["CUES", "KIND_SCHEMA", "Cue", "KindName", "QuestionKind", "classify", "constants", "cue_window", "from_spec"]
 
 KindName = Literal["lookup", "count", "ask", "ordering", "comparison", "unsupported"]
@@ -239,7 +241,7 @@ def _answer_noun(question: str, masked: str, after: int | None = None) -> str:
     m = re.match(r"^\s*(?:which|what)\b", masked)
     if m is not None and (noun := _noun(question, masked, m.end())):
         return noun
-    return "person" if re.match(r"^\s*(?:who|whom)\b", masked) else ""
+    return "person" if asks_who(masked) else ""
 
 
 def cue_window(question: str, kind: QuestionKind, spans: Sequence[tuple[int, int]] = (), width: int = 3) -> str:

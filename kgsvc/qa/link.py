@@ -17,12 +17,14 @@ unlinked, and only when no *specific* mention was found yet (the fallbacks are m
 the label without a trailing qualifier in parentheses (``Queen (band)`` → ``Queen``; the qualifier's words and the
 node's type words found in the question, then its degree, choose among homonyms; a one-word qualifier that is a
 short form of the name is an alias too, since 2026-11-27: ``California Institute of Technology (Caltech)`` →
-``Caltech``, :func:`short_form`) or after a comma (``Madison, WI``
-→ ``Madison``; since 2026-11-27 a qualifier of one or two words that the question names, by a word or written in
-full right after the mention — "Madison, *Wisconsin*", "Madison, *New Jersey*" for NJ, :func:`abbreviates` —, puts
-the other homonyms one label distance unit of ``0.1`` behind, so their matches rank below by GSD), without middle
-names or
-initials (``Linda B. Buck`` → ``Linda Buck``, ``Emil Theodor Kocher`` → ``Theodor Kocher``; not for a label
+``Caltech``, :func:`short_form`) or after a comma (``Madison, WI`` → ``Madison``; a capitalised part after the
+comma of three or more words is a name of its own, since 2026-11-27: ``London University, King's College Hospital
+Medical School`` → both parts; a node named so only with a qualifier stands one label distance unit behind a node
+named exactly so, since 2026-11-27: "Czechoslovakia" is also *Czechoslovakia (now Czech Republic)*; since 2026-11-27
+a qualifier of one or two words that the question names, by a word or written in full right after the mention —
+"Madison, *Wisconsin*", "Madison, *New Jersey*" for NJ, :func:`abbreviates` —, puts the other homonyms one label
+distance unit of ``0.1`` behind, so their matches rank below by GSD), without middle names or initials (``Linda B.
+Buck`` → ``Linda Buck``, ``Emil Theodor Kocher`` → ``Theodor Kocher``; not for a label
 ending in the plural of a class noun: ``Nobel Prize Laureates`` is no person, "Nobel laureates" a class noun) and
 without a subtitle after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``), and
 without the head noun that ends an organisation's name of two or more capitalised words before it (``Carnegie Mellon
@@ -31,7 +33,9 @@ so: "Niels Bohr" is the physicist before the *Niels Bohr Institute*). An alias
 match scores 0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``;
 with nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
 words equal a label's but for at most one word each way, order free, sharing a number or at least three words
-(``2011 Nobel Prize in economics`` → ``Nobel 2011 economics``).
+(``2011 Nobel Prize in economics`` → ``Nobel 2011 economics``), punctuation and a possessive ending aside since
+2026-11-27 (``Beckman Instruments' Semiconductor Laboratory`` → ``Semiconductor Laboratory of Beckman Instruments,
+Inc.``).
 
 **Class nouns** (:class:`TypeMention`): a span equal to a class label (a node used as an ``rdf:type`` object) or
 its plural, or to a common noun of :data:`COMMON_NOUNS` (after ``the``/``a``/``an``, written in lower case), is
@@ -178,6 +182,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     ([('Carnegie Mellon', 'University')], [])
     >>> aliases("Massachusetts Institute of Technology (MIT)")
     [('Massachusetts Institute of Technology', 'MIT'), ('MIT', '')]
+    >>> aliases("Enrico Fermi Institute, University of Chicago")
+    [('Enrico Fermi Institute', ''), ('University of Chicago', '')]
     """
     found: list[tuple[str, str]] = []
     m = _QUALIFIED.match(label)
@@ -190,6 +196,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     if m and len(m.group("name")) >= 2:
         qualifier = m.groupdict().get("qualifier") or ""  # a place's state or country ("Madison, WI"), not a subtitle
         found.append((m.group("name"), qualifier if len(qualifier.split()) <= 2 else ""))
+        if len(qualifier.split()) >= 3 and qualifier[:1].isupper():
+            found.append((qualifier, ""))  # a name of its own ("London University, King's College Hospital …")
     tokens = label.split()
     capitalised = all(_NAME_TOKEN.match(t) for t in tokens)
     if capitalised and len(tokens) >= 3 and tokens[-1] in _ORGANISATION_HEADS:
@@ -504,7 +512,7 @@ class LabelIndex:
     def words_match(self, phrase: str) -> list[tuple[str, int]]:
         """Label keys whose content words equal ``phrase``'s but for at most one word each way (module
         docstring), with the number of shared words, best first."""
-        words = {w for w in phrase.split() if w not in STOPWORDS}
+        words = _content_words(phrase)
         numbers = [w for w in words if _NUMBER.match(w)]
         if len(words) < 2 or (not numbers and len(words) < 3):
             return []
@@ -517,12 +525,12 @@ class LabelIndex:
         candidates = {key for word in pool for key in self._word_keys(word)}
         seen: dict[str, int] = {}
         for key in candidates:
-            seen[key] = len(words & set(key.split()))
+            seen[key] = len(words & _content_words(key))
         found = []
         for key, shared in seen.items():
             if shared < 2:
                 continue
-            label_words = {w for w in key.split() if w not in STOPWORDS}
+            label_words = _content_words(key)
             if len(label_words - words) > 1 or len(words - label_words) > 1:
                 continue
             every = {w for w in words | label_words if _NUMBER.match(w)}
@@ -612,11 +620,18 @@ def _automaton(keys: Iterable[str]) -> ahocorasick.Automaton:
     return automaton
 
 
+def _content_words(text: str) -> set[str]:
+    """The folded ``text``'s words but stopwords, without punctuation or a possessive ending ("beckman instruments'
+    semiconductor laboratory" and "semiconductor laboratory of beckman instruments, inc." share four)."""
+    words = (w[:-2] if w.endswith("'s") else w for w in _WORD.findall(text))
+    return {w for w in words if w not in STOPWORDS}
+
+
 def _by_word(keys: Iterable[str]) -> dict[str, list[str]]:
     """Content word -> the keys with at least two content words that hold it."""
     by_word: dict[str, list[str]] = {}
     for key in keys:
-        words = {w for w in key.split() if w not in STOPWORDS}
+        words = _content_words(key)
         if len(words) >= 2:
             for word in words:
                 by_word.setdefault(word, []).append(key)
@@ -777,6 +792,13 @@ class EntityLinker:
                 rest = [n for n in nodes if n not in set(exact)]
                 ranked = [(n, 1.0, 0.0) for n in self._rank(exact, question_words, {})]
                 ranked += [(n, 0.9, 0.0) for n in self._rank(rest, question_words, {})]
+                # a node named so only without its qualifier stands behind ("Czechoslovakia" is also *Czechoslovakia
+                # (now Czech Republic)*, where the graph's laureates were born)
+                qualified = [(n, q) for n, q in self.index.alias_nodes.get(key, ()) if q and n not in set(nodes)]
+                qualifiers = dict(qualified)
+                ranked += [
+                    (n, 0.85, _UNNAMED_HOMONYM) for n in self._rank(list(qualifiers), question_words, qualifiers)
+                ]
                 base, method = (1.0, "exact") if exact else (0.9, "normalised")
             else:
                 qualifiers = dict(self.index.alias_nodes[key])

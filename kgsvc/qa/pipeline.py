@@ -70,6 +70,7 @@ from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
+from kgsvc.qa.question_form import Reworded, as_question, asks_who
 from kgsvc.qa.rank import CandidateRanker, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
@@ -97,10 +98,11 @@ FailedStage = Literal["linking", "pattern", "matching", "answer"]
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
 
 
-#: A class noun that names what is asked: right after "which" / "what", or one word later ("which Nobel laureates").
-_ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:\S+\s+)?$", re.IGNORECASE)
-#: A question that asks for a person ("who won …", "whom did …").
-_WHO = re.compile(r"\W*(?:who|whom)\b", re.IGNORECASE)
+#: The noun a question asks for, right after its wh-phrase ("Which *women* …", "How many *physicists* …").
+_ASKED_NOUN = re.compile(r"\W*(?:which|what|how\s+many)\s+([^\W\d_]+)\b", re.IGNORECASE)
+#: A class noun that names what is asked: right after "which" / "what" (or "what are the"), or one word later ("which
+#: Nobel laureates").
+_ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:\S+\s+)?$", re.IGNORECASE)
 #: The words before a class noun that says what is shared ("the same *institution*", "shared the *Nobel Prize*").
 _SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNORECASE)
 #: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
@@ -203,29 +205,35 @@ class QuestionAnswerer:
         modifiers: list[TypeMention] = []
         for i, t in enumerate(types):
             if _asks_for(question, t.start, spans) and not _heads(question, t, modifiers):
-                classes, modifier = self._noun_classes(question, t, types[i + 1 :])
+                classes, modifier = self._noun_classes(question, t, types[i + 1 :], spans)
                 asked.extend(sorted(classes))
                 modifiers.extend([modifier] if modifier is not None else [])
-        if not asked and _WHO.match(question):
+        if not asked and asks_who(question):
             asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
         return list(dict.fromkeys(asked)), modifiers
 
     def _noun_classes(
-        self, question: str, noun: TypeMention, after: Sequence[TypeMention]
+        self, question: str, noun: TypeMention, after: Sequence[TypeMention], spans: Sequence[LinkedSpan]
     ) -> tuple[frozenset[int], TypeMention | None]:
-        """The classes a noun phrase opening with the mention ``noun`` names (``after``: the type mentions after it),
-        and ``noun`` itself when it is a class noun that modifies the next one.
+        """The classes a noun phrase opening with the mention ``noun`` names (``after``: the type mentions after it;
+        ``spans``: the linked entities), and ``noun`` itself when it is a class noun that modifies the next one.
 
-        A class noun right before another noun modifies it ("*Nobel Prize* winners"), and so does an "of" phrase
-        after a common noun ("winners *of the Nobel Peace Prize*"): the head noun's class mention counts, else the
-        class label nearest to the head (:func:`~kgsvc.qa.rank.nearest_classes`), unless that is the class the
-        modifier names — a prize's winners are not prizes — when it is the nearest class to the whole phrase other
-        than the modifier's ("Nobel Prize winners" → Laureate)."""
+        A noun right before another noun modifies it ("*Nobel Prize* winners", "*prize* winners"), and so does an
+        "of" phrase after a common noun, naming a class or an entity of one ("winners *of the Nobel Peace Prize*",
+        "winners *of the 1924 Nobel Prize in Literature*"): the head noun's class mention counts, else the class
+        label nearest to the head (:func:`~kgsvc.qa.rank.nearest_classes`), unless that is the class the modifier
+        names — a prize's winners are not prizes — when it is the nearest class to the whole phrase other than the
+        modifier's ("Nobel Prize winners" → Laureate)."""
         following = after[0] if after else None
-        if following is not None and noun.classes and not question[noun.end : following.start].strip():
+        entity = next((s for s in spans if s.start >= noun.end), None)
+        if following is not None and not question[noun.end : following.start].strip():
             head, modifier, phrase = following, noun, question[noun.start : following.end]
         elif following is not None and not noun.classes and _OF_PHRASE.fullmatch(question[noun.end : following.start]):
             head, modifier, phrase = noun, following, question[noun.start : following.end]
+        elif entity is not None and not noun.classes and _OF_PHRASE.fullmatch(question[noun.end : entity.start]):
+            types = tuple(sorted(self.graph.types(entity.nodes[0][0])))
+            head, phrase = noun, question[noun.start : entity.end]
+            modifier = TypeMention(entity.text, entity.start, entity.end, types)
         else:
             return frozenset(noun.classes) or nearest_classes(self.graph, self.ranker, fold(noun.text)), None
         classes = modified_classes(
@@ -238,6 +246,24 @@ class QuestionAnswerer:
             fold(phrase),
         )
         return classes, noun if modifier is noun else None
+
+    def _value_noun(self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> list[LinkedSpan]:
+        """The asked noun as a condition when it names a category value ("Which *women* won …" is "which *female*
+        won …", "how many *physicists* …"; :meth:`~kgsvc.qa.rank.CandidateRanker.value_noun`): a span linked to
+        that value, in a graph with classes, for the word after "which" / "what" / "how many" that no span or class
+        mention covers. ``[]`` otherwise."""
+        m = _ASKED_NOUN.match(question)
+        if m is None or self.graph.type_relation() is None or fold(m.group(1)) in STOPWORDS:
+            return []
+        start, end = m.span(1)
+        covered = [(s.start, s.end) for s in spans] + [(t.start, t.end) for t in types if t.classes]
+        if any(a < end and start < b for a, b in covered):
+            return []
+        found = self.ranker.value_noun(fold(m.group(1)))
+        if found is None:
+            return []
+        node, cos = found
+        return [LinkedSpan(m.group(1), start, end, "value", cos, ((node, cos, 0.0),))]
 
     def _typed(self, answers: list[AnswerTerm], classes: Sequence[int]) -> list[AnswerTerm]:
         """The answers whose ``rdf:type`` is one of ``classes`` (the question's class nouns: "which laureates");
@@ -282,10 +308,13 @@ class QuestionAnswerer:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         base: dict[str, Any] = {"question": question, "dataset": self.graph.name, "strategy": opts.strategy}
+        form = as_question(question)  # "Name the winners who …" is read as "which winners who …"
+        question = form.text
 
         linked = self.linker.link_types(question)
         spans = self._prefer_entities(_main_spans(linked.spans, opts.min_relative_score))
-        mentions = [self._mention(s, opts) for s in spans]
+        spans = sorted([*spans, *self._value_noun(question, spans, linked.types)], key=lambda s: s.start)
+        mentions = [self._mention(s, opts, form) for s in spans]
         base["mentions"] = mentions
         timings["link"] = time.perf_counter() - started
         interrupt.check("the question (after linking)")
@@ -373,15 +402,17 @@ class QuestionAnswerer:
 
     # -- linking -------------------------------------------------------------------------------------------------
 
-    def _mention(self, span: LinkedSpan, opts: QAOptions) -> Mention:
+    def _mention(self, span: LinkedSpan, opts: QAOptions, form: Reworded) -> Mention:
+        """``span`` as the answer reports it: its offsets in the question as the user wrote it."""
         cands = [
             LinkCandidate(term=self.graph.node_term(n), node=n, score=score, distance=dist)
             for n, score, dist in span.nodes[: opts.nodes_per_mention]
         ]
+        start, end = form.original_span(span.start, span.end)
         return Mention(
             text=span.text,
-            start=span.start,
-            end=span.end,
+            start=start,
+            end=end,
             method=span.method,  # type: ignore[arg-type]
             score=span.score,
             candidates=cands,
@@ -513,7 +544,8 @@ class QuestionAnswerer:
         can end at an instance of one are ranked, when any can; the answers are filtered by type afterwards too
         (:meth:`_typed`). With ``time`` (:func:`_asks_time`: ``True`` for "when …", ``False`` for "where …"), only
         candidates whose last steps can end at a date or time (:meth:`QAGraph.times`), or at something else, are
-        ranked, when any are. The ranker reads ``read`` (the question with the class nouns that name no step blanked,
+        ranked, when any are; with a category value read off the asked noun (:meth:`_value_noun`), only candidates
+        whose answer holds it. The ranker reads ``read`` (the question with the class nouns that name no step blanked,
         :func:`_unread_class_nouns`) where given; the LLM the question itself."""
         extra = list(inferred or ())
         text = question if read is None else read
@@ -521,6 +553,9 @@ class QuestionAnswerer:
         keeps = [] if time is None else [self._ends_at_time(time)]
         if classes:
             keeps.append(_ends_in(self.graph, classes))
+        values = {m for m, s in enumerate(spans) if s.method == "value"}
+        if values:  # "which *women* …": the answer is what holds the value, one step from it
+            keeps.append(lambda c: all(len(b.steps) == 1 for b in c.branches if b.mention in values))
         # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
         need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
         if keeps:

@@ -59,6 +59,7 @@ from kgsvc.qa.exemplars import MASK, ExemplarSet, Signature, mask_question, rela
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
+from kgsvc.qa.question_form import asks_who
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
     OF_AGENT,
@@ -103,6 +104,12 @@ _WORD = re.compile(r"\w+(?:[-.]\w+)*", re.UNICODE)
 
 #: Least MiniLM cosine of a noun to a class label for the class to stand for the noun (:func:`nearest_classes`).
 CLASS_MIN_COS = 0.5
+#: The same for a class that the graph links to the class of the noun's modifier (:func:`modified_classes`).
+LINKED_MIN_COS = 0.4
+#: Least MiniLM cosine of a common noun to a category value for the noun to name it, and its least lead over the
+#: relation's other values (:meth:`CandidateRanker.value_noun`).
+VALUE_MIN_COS = 0.6
+VALUE_MARGIN = 0.15
 
 #: The branches of a conjunction that its entities may state alone (:meth:`CandidateRanker._named_branch_scores`).
 _STATED: tuple[tuple[int, ...], ...] = ((0,), (1,), (0, 1))
@@ -113,8 +120,6 @@ _MAX_COS = 1.0 + 1e-5
 #: Candidates using every mention that are kept past ``QAOptions.embed_top`` (see :meth:`CandidateRanker.rank`).
 _FULL_COVERAGE_KEPT = 3
 
-#: A question that asks "who": the word opens it or closes it ("who is from X", "X was directed by who").
-_ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b|\b(?:who|whom)\W*$", re.IGNORECASE)
 #: What a label is read against in :meth:`CandidateRanker.person_likeness`, and how many labels a step or a class
 #: reads (:meth:`CandidateRanker.instance_centroid`).
 _PERSON_PROBES = ("a person's name", "the name of a thing or a place")
@@ -168,6 +173,7 @@ class CandidateRanker:
     _person: dict[tuple[int, bool], float] = field(default_factory=dict, repr=False)  # person_likeness by step
     _centroids: dict[tuple[int, ...], npt.NDArray[np.float32] | None] = field(default_factory=dict, repr=False)
     _relation_words: frozenset[str] | None = field(default=None, repr=False)
+    _values: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = field(default=None, repr=False)
 
     @property
     def graph_lexicon(self) -> GraphLexicon:
@@ -235,6 +241,42 @@ class CandidateRanker:
         if self._relation_words is None:
             self._relation_words = frozenset(w for label in self.graph.relation_labels for w in fold(label).split())
         return self._relation_words
+
+    def category_values(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``(nodes, relations)``: the objects of every relation but ``rdf:type`` whose objects are a handful of
+        values (at least 2, no more than the square root of its triples: genders, a prize's fields), each with its
+        relation. Once per ranker, O(triples log triples)."""
+        if self._values is None:
+            snapshot, kind = self.graph.snapshot, self.graph.type_relation()
+            relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
+            tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
+            pairs = np.unique(relations * (int(tails.max(initial=0)) + 1) + tails)
+            pair_relations, pair_tails = np.divmod(pairs, int(tails.max(initial=0)) + 1)
+            distinct = np.bincount(pair_relations, minlength=snapshot.n_relations)
+            triples = np.bincount(relations, minlength=snapshot.n_relations)
+            category = (distinct >= 2) & (distinct <= np.sqrt(triples))
+            if kind is not None:
+                category[kind] = False
+            keep = category[pair_relations]
+            self._values = pair_tails[keep], pair_relations[keep]
+        return self._values
+
+    def value_noun(self, noun: str) -> tuple[int, float] | None:
+        """The category value (:meth:`category_values`) a common noun names, and the cosine: "women" ↔ *female*
+        (MiniLM 0.70, *male* 0.48), "physicists" ↔ *physics* (0.75, *chemistry* 0.48), when the cosine is at least
+        :data:`VALUE_MIN_COS` and ahead of every other value of the same relation by :data:`VALUE_MARGIN`
+        ("scientists": *chemistry* 0.53, *physics* 0.52: none). ``None`` otherwise."""
+        nodes, relations = self.category_values()
+        if nodes.size == 0:
+            return None
+        vectors = self.vectors([noun, *(self.graph.node_labels[int(n)].replace("_", " ") for n in nodes)])
+        cosines = vectors[1:] @ vectors[0]
+        best = int(np.argmax(cosines))
+        rivals = cosines[(relations == relations[best]) & (nodes != nodes[best])]
+        margin = float(cosines[best] - rivals.max(initial=-1.0))
+        if float(cosines[best]) < VALUE_MIN_COS or margin < VALUE_MARGIN:
+            return None
+        return int(nodes[best]), float(cosines[best])
 
     def person_likeness(self, step: tuple[int, bool]) -> float:
         """How much the nodes that ``step`` ``(relation, outgoing)`` ends at read as people by their names: the mean,
@@ -356,7 +398,7 @@ class CandidateRanker:
                     )
             zero /= graph_lexicon.beta
         # "who" in a graph with no class near "person" (with one, the pipeline keeps the answers of that class)
-        who = opts.w_person > 0 and _ASKS_WHO.search(question) is not None
+        who = opts.w_person > 0 and asks_who(question)
         who = who and not nearest_classes(self.graph, self, "person")
         priors = []
         parts: list[dict[str, float]] = []
@@ -392,6 +434,11 @@ class CandidateRanker:
         shared = self._shared_instances(question)
         if shared:  # "the same *institution* as X": what X shares is one, when some candidate shares one
             shares = {i: _shares_into(self.graph, items[i][1], shared) for i in order}
+            if any(shares.values()):
+                order = [i for i in order if shares[i] is not False]
+        by = self._co_relations(question)
+        if by:  # "X's *co-winners*": the value shared is what winners are linked to, when some candidate shares one
+            shares = {i: _shares_by(items[i][1], by) for i in order}
             if any(shares.values()):
                 order = [i for i in order if shares[i] is not False]
         top = order[: opts.embed_top]
@@ -507,6 +554,17 @@ class CandidateRanker:
         scores = self.alignment_scores(masked, read, lexicon, anchored) + np.asarray(named)
         out: npt.NDArray[np.float64] = scores.reshape(-1, len(_STATED)).max(axis=1)
         return out
+
+    def _co_relations(self, question: str) -> frozenset[int]:
+        """The relations a "co-" noun of the question names by the lexicon's margin τ ("co-*winners*" ↔ *laureate
+        award*, *award*): co-winners share what they won, not any value; empty when none does ("co-laureates" in a
+        graph whose labels spell "laureate" twice alike names none of them)."""
+        words = [t[3:] for t in question_tokens(question)[0] if t.startswith("co-") and len(t) > 3]
+        if not words:
+            return frozenset()
+        lexicon = self.graph_lexicon
+        keys = [relation_key(label) for label in self.graph.relation_labels]
+        return frozenset(r for r, key in enumerate(keys) for w in words if lexicon.contrast(w, key) >= lexicon.tau)
 
     def _shared_instances(self, question: str) -> frozenset[int]:
         """The instances of the class a question says is shared: the noun phrase right after "same" or "share…"
@@ -723,6 +781,16 @@ def _shares_into(graph: QAGraph, candidate: CandidatePattern, shared: frozenset[
     return found
 
 
+def _shares_by(candidate: CandidatePattern, relations: frozenset[int]) -> bool | None:
+    """Whether ``candidate`` shares a value with its entity through one of ``relations``: a branch that walks a
+    relation and straight back along it; ``None`` when no branch shares a value."""
+    found: bool | None = None
+    for branch in candidate.branches:
+        if len(branch.steps) >= 2 and branch.steps[1] == (branch.steps[0][0], not branch.steps[0][1]):
+            found = bool(found) or branch.steps[0][0] in relations
+    return found
+
+
 _MASK_WORD = re.compile(rf"(?<!\w){re.escape(MASK)}(?!\w)")
 
 
@@ -802,9 +870,14 @@ def class_filter(graph: QAGraph, typed: Collection[int]) -> Callable[[CandidateP
 
 
 def nearest_classes(
-    graph: QAGraph, ranker: CandidateRanker, noun: str, *, exclude: Collection[int] = ()
+    graph: QAGraph,
+    ranker: CandidateRanker,
+    noun: str,
+    *,
+    exclude: Collection[int] = (),
+    least: float = CLASS_MIN_COS,
 ) -> frozenset[int]:
-    """The classes closest to ``noun`` by MiniLM cosine, when that is at least :data:`CLASS_MIN_COS` ("institutions"
+    """The classes closest to ``noun`` by MiniLM cosine, when that is at least ``least`` ("institutions"
     → Organisation, "people" → Person); empty for a graph without classes. A class is read by its label and, since
     2026-11-27, by its members (:meth:`CandidateRanker.instance_centroid`): the larger cosine counts ("university"
     is 0.42 from the label *Organisation*, 0.43 from *City*, 0.77 from the organisations' names). Classes in
@@ -825,9 +898,27 @@ def nearest_classes(
         if centroid is not None:
             cosines[at] = max(float(cosines[at]), float(centroid @ vectors[0]))
     best = int(np.argmax(cosines))
-    if float(cosines[best]) < CLASS_MIN_COS:
+    if float(cosines[best]) < least:
         return frozenset()
     return frozenset(by_label[labels[best]])
+
+
+def linked_classes(graph: QAGraph, classes: Collection[int]) -> frozenset[int]:
+    """The classes of the nodes that the graph links to instances of ``classes`` (by any relation but ``rdf:type``),
+    read from up to :data:`_LABEL_SAMPLE` instances evenly spaced in id order: what the graph says such things relate
+    to (a prize: its laureates, their organisations). O(the sample's degrees)."""
+    relation = graph.type_relation()
+    members = np.fromiter(sorted(graph.instances(classes)), dtype=np.int64)
+    if relation is None or members.size == 0:
+        return frozenset()
+    snapshot = graph.snapshot
+    found: set[int] = set()
+    for node in members[np.linspace(0, members.size - 1, min(_LABEL_SAMPLE, members.size)).astype(np.int64)]:
+        start, stop = int(snapshot.indptr[node]), int(snapshot.indptr[node + 1])
+        others = np.asarray(snapshot.neighbors[start:stop])[np.asarray(snapshot.relations[start:stop]) != relation]
+        for other in np.unique(others).tolist():
+            found |= graph.types(int(other))
+    return frozenset(found)
 
 
 def modified_classes(
@@ -842,12 +933,19 @@ def modified_classes(
     """The classes of a noun ``head`` that ``modifier`` qualifies in ``phrase`` ("*Nobel Prize* winners", "winners
     *of the Nobel Peace Prize*"; the ``*_classes``: those of the words' own class mentions, if any): the head's own,
     else the class nearest to the head (:func:`nearest_classes`), unless that is the modifier's — a prize's winners
-    are no prize —, when the nearest class to the whole phrase other than the modifier's ("Nobel Prize winners" →
-    Laureate)."""
+    are no prize — or there is none, when the nearest class to the whole phrase other than the modifier's ("Nobel
+    Prize winners" → Laureate). That reading may also be a class the graph links to the modifier's
+    (:func:`linked_classes`) at a cosine of :data:`LINKED_MIN_COS`: the graph says what relates to a prize ("prize
+    winners" → Laureate, 0.50)."""
     if head_classes:
         return frozenset(head_classes)
     own = nearest_classes(graph, ranker, head)
     named = frozenset(modifier_classes) or nearest_classes(graph, ranker, modifier)
-    if not own & named:
+    if own and not own & named:
         return own
-    return nearest_classes(graph, ranker, phrase, exclude=named)
+    found = nearest_classes(graph, ranker, phrase, exclude=named)
+    if found:
+        return found
+    linked = linked_classes(graph, named) - named
+    unlinked = [c for c in graph.classes() if c not in linked]
+    return nearest_classes(graph, ranker, phrase, exclude=unlinked, least=LINKED_MIN_COS)

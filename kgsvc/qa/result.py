@@ -70,12 +70,13 @@ class LinkCandidate(_Model):
 
 class Mention(_Model):
     """A question span linked to KG nodes; ``method``: ``exact``, ``normalised``, ``alias`` (a label without its
-    qualifier or middle names), ``words`` (the same words in another order), ``fuzzy`` or ``vector``."""
+    qualifier or middle names), ``words`` (the same words in another order), ``fuzzy``, ``vector`` or ``value`` (the
+    asked noun read as a category value: "which *women*" ↔ *female*)."""
 
     text: str
     start: int
     end: int
-    method: Literal["exact", "normalised", "alias", "words", "fuzzy", "vector"]
+    method: Literal["exact", "normalised", "alias", "words", "fuzzy", "vector", "value"]
     score: float
     candidates: list[LinkCandidate] = Field(default_factory=list)
 

@@ -1,0 +1,111 @@
+"""The form of a question: a request written as a command read as the question it asks, and whether it asks for a
+person.
+
+People ask a graph in commands as often as in questions: "Name the prize winners who …", "Tell me where X was
+born", "List all films …", "can you name a film directed by X". The rest of the question path reads a question's
+opening word ("which *institution*", "who …", "when …"), so a command is first read as its question
+(:func:`as_question`):
+
+* the command and its object pronoun are dropped before a question word ("Tell me *where* X was born");
+* "everyone / the people / those who …" becomes "who …" ("Name everyone who received …");
+* "the number of …" is kept, for the count it asks ("Tell me the number of …");
+* a request for an example ("name a soccer club that …", "can you name a film directed by X") is left as written:
+  the zero-shot reading knows "name a *club*" (:func:`kgsvc.qa.zeroshot.phrase_roles`), while "which film directed
+  by X" would make the film the director;
+* a relational noun phrase is asked for by "what are" ("Name the birthplaces of the laureates of X" → "what are the
+  birthplaces of …": read as "which birthplaces of …", the noun would only be the answer's class);
+* otherwise the article or quantifier after the command becomes "which" ("Name *the* prize winners …" → "which prize
+  winners …", "List all films …" → "which films …").
+
+English grammar only: nothing here names a graph's relations or a benchmark's templates. "Count …" is left to
+:mod:`kgsvc.qa.kinds`, which reads it as a count.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Reworded", "as_question", "asks_who"]
+
+_COMMAND = re.compile(
+    r"""^\W*(?:please\s+)?
+        (?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
+        (?:tell|show|give|get|find|list|name|identify|enumerate)\b(?:\s+(?:me|us))?(?:\s+all(?:\s+of)?)?\s+
+        (?!(?:of|for|about|to|is|was|are|were|it|them|that|this|me|us|all)\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_QUESTION_WORD = re.compile(r"(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
+_PEOPLE_WHO = re.compile(
+    r"(?:every(?:one|body)|any(?:one|body)|(?:all\s+)?(?:those|the\s+ones|the\s+people|people))\s+(?=who\b)",
+    re.IGNORECASE,
+)
+_NUMBER_OF = re.compile(r"the\s+(?:total\s+)?number\s+of\b", re.IGNORECASE)
+_DETERMINER = re.compile(r"(?:the|some|any|every|each)\s+", re.IGNORECASE)
+_INDEFINITE = re.compile(r"(?:a|an)\s+", re.IGNORECASE)
+#: A relational noun phrase: "the *birthplaces of* …", "the *cities of* …" (up to three words before "of").
+_RELATIONAL = re.compile(r"(?:the\s+)?(?:[\w'-]+\s+){1,3}of\b", re.IGNORECASE)
+#: "who" / "whom" as the question's own word: opening it ("who won …"), after an opening preposition ("with whom did
+#: …"), opening a clause after a comma ("Of the winners born in Rome, who …"), or closing it ("… is who?").
+_WHO = re.compile(
+    r"^\W*(?:(?:with|to|by|for|from|of|among)\s+)?(?:who|whom)\b|,\s*(?:who|whom)\b|\b(?:who|whom)\W*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Reworded:
+    """A question as the rest of the path reads it.
+
+    ``text[shift + i]`` is ``original[i]`` for every position ``i`` of ``original`` at or after ``kept``: only the
+    command before ``kept`` was rewritten, so a span found in ``text`` maps back to the question the user wrote by
+    :meth:`original_span`."""
+
+    original: str
+    text: str
+    kept: int = 0
+    shift: int = 0
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """The span of ``original`` that ``text[start:end]`` reads (a span inside the rewritten command maps to
+        where the kept text starts)."""
+        return max(start - self.shift, self.kept), max(end - self.shift, self.kept)
+
+
+def as_question(question: str) -> Reworded:
+    """``question`` read as a question when it is written as a command (module docstring); unchanged otherwise.
+
+    Examples
+    --------
+    >>> as_question("Name everyone who received the 1945 Nobel in literature.").text
+    'who received the 1945 Nobel in literature.'
+    >>> as_question("Tell me where George Hitchings was born.").text
+    'where George Hitchings was born.'
+    >>> as_question("name a soccer club that has a player from Mexico ?").text
+    'name a soccer club that has a player from Mexico ?'
+    >>> as_question("Who won the 2011 economics prize?").text
+    'Who won the 2011 economics prize?'
+    """
+    command = _COMMAND.match(question)
+    if command is None:
+        return Reworded(question, question)
+    rest = command.end()
+    if _QUESTION_WORD.match(question, rest) or _NUMBER_OF.match(question, rest):
+        opening = ""
+    elif people := _PEOPLE_WHO.match(question, rest):
+        rest, opening = people.end(), ""
+    elif _INDEFINITE.match(question, rest):
+        return Reworded(question, question)
+    elif _RELATIONAL.match(question, rest):
+        opening = "what are "
+    else:
+        determiner = _DETERMINER.match(question, rest)
+        rest, opening = (determiner.end() if determiner else rest), "which "
+    text = opening + question[rest:]
+    return Reworded(question, text, kept=rest, shift=len(opening) - rest)
+
+
+def asks_who(question: str) -> bool:
+    """Whether ``question`` asks for a person by "who" / "whom" (``_WHO``): "who won …", "With whom did X share …",
+    "Of the winners born in Rome, who …", "X's wife is who?"; not a relative "who" ("the films of people who …")."""
+    return _WHO.search(question) is not None
