@@ -371,9 +371,11 @@ class CandidateRanker:
             # a lexicon learned from a handful of exemplars is noise next to the graph's own labels: its weight
             # grows with the number of exemplars it was learned from
             aligned *= min(1.0, len(self.exemplars or ()) / opts.align_full_at) if opts.align_full_at > 0 else 1.0
+        shared, shared_words = self._shared_instances(question)
         zero = np.zeros(len(items), np.float64)
         if opts.w_zero:
-            graph_lexicon = self.graph_lexicon
+            # the class noun of "the same *city* as X" says what the value shared is, whatever relation shares it
+            graph_lexicon = dataclasses.replace(self.graph_lexicon, shared_classes=shared_words, free=shared_words)
             for mentions, view in masked_views.items():
                 at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
                 # the words of a linked mention this group leaves unused are still an entity's name where they are
@@ -431,7 +433,6 @@ class CandidateRanker:
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         if keep is not None:
             order = [i for i in order if keep(items[i][1])]
-        shared = self._shared_instances(question)
         if shared:  # "the same *institution* as X": what X shares is one, when some candidate shares one
             shares = {i: _shares_into(self.graph, items[i][1], shared) for i in order}
             if any(shares.values()):
@@ -566,14 +567,15 @@ class CandidateRanker:
         keys = [relation_key(label) for label in self.graph.relation_labels]
         return frozenset(r for r, key in enumerate(keys) for w in words if lexicon.contrast(w, key) >= lexicon.tau)
 
-    def _shared_instances(self, question: str) -> frozenset[int]:
-        """The instances of the class a question says is shared: the noun phrase right after "same" or "share…"
-        ("worked at the same *institution* as X", "shared *the Nobel Prize* with X", "share *his Nobel Prize*"), by
-        :func:`nearest_classes` (the phrase, else its last word); empty in a graph without such a class."""
+    def _shared_instances(self, question: str) -> tuple[frozenset[int], frozenset[str]]:
+        """The instances of the class a question says is shared, and the words that say it: the noun phrase right
+        after "same" or "share…" ("worked at the same *institution* as X", "shared *the Nobel Prize* with X", "share
+        *his Nobel Prize*"), by :func:`nearest_classes` (the phrase, else its last word); empty in a graph without
+        such a class."""
         tokens = question_tokens(question)[0]
         cue = next((i for i, t in enumerate(tokens) if t == "same" or t.startswith("shar")), None)
         if cue is None or self.graph.type_relation() is None:
-            return frozenset()
+            return frozenset(), frozenset()
         words: list[str] = []
         for token in tokens[cue + 1 :]:
             if token in _SHARED_SKIP and not words:
@@ -584,8 +586,8 @@ class CandidateRanker:
         for phrase in dict.fromkeys([" ".join(words), *words[-1:]]):
             classes = nearest_classes(self.graph, self, phrase) if phrase else frozenset()
             if classes:  # per question, as the pipeline reads the instances of the class it asks for
-                return self.graph.instances(classes)
-        return frozenset()
+                return self.graph.instances(classes), frozenset(words)
+        return frozenset(), frozenset()
 
     def _class_named_scores(
         self,

@@ -793,6 +793,10 @@ class GraphLexicon(RelationLexicon):
         Words that go to NULL at no cost: those naming the class of the answer (:func:`class_words`).
     plain : frozenset of str
         Share cues that are no share cues in this question (:func:`plain_cues`: the "both" of "both … and").
+    shared_classes : frozenset of str
+        Words after a share cue that name a class of the graph ("the same *city* as X"): what is shared is a value of
+        that class through any relation, so they neither block a walk back by another relation nor cost a miss
+        (:meth:`kgsvc.qa.rank.CandidateRanker._shared_instances`).
     context : str
         A phrase with one ``{}`` that a word and a label are also compared in (:meth:`in_context`; ``""``: bare
         words only). A relational noun reads as one there: "job" ↔ *profession*, "son" ↔ *children*.
@@ -821,6 +825,7 @@ class GraphLexicon(RelationLexicon):
     names: frozenset[str] = frozenset()
     free: frozenset[str] = frozenset()
     plain: frozenset[str] = frozenset()
+    shared_classes: frozenset[str] = frozenset()
     context: str = "what is the {} of something"
     vocabulary: frozenset[str] = frozenset()
     ranges: Mapping[tuple[str, bool], frozenset[str]] = field(default_factory=dict)
@@ -1143,6 +1148,8 @@ class GraphLexicon(RelationLexicon):
             cue, word = True, word[3:]
         if returning and cue:
             shared = role[len(OF_SHARED) :] if role.startswith(OF_SHARED) else ""
+            if shared in self.shared_classes:
+                return math.exp(self.beta * self.cue)  # "the same *city*": a class, shared through any relation
             if shared and self.best_contrast(shared) >= self.tau and self.contrast(shared, key) < self.tau:
                 return 1e-9  # "share *actors*": the value shared is the actors, not a director walked back
             return math.exp(self.beta * self.cue)

@@ -69,3 +69,43 @@ def test_who_worked_at_the_same_institution(prizes: kgsvc.KG) -> None:
 def test_did_they_share_a_prize(prizes: kgsvc.KG) -> None:
     assert prizes.ask("Did Bo Hart share his Nobel Prize with Eli Stone?", dataset="prizes").text.startswith("Yes")
     assert prizes.ask("Did Bo Hart share his Nobel Prize with Ada Quill?", dataset="prizes").text.startswith("No")
+
+
+CITIES = (
+    TURTLE
+    + """
+ex:City rdfs:label "City" .
+ex:city rdfs:label "city" .
+ex:birthPlace rdfs:label "birth place" .
+ex:Tarn a ex:City ; rdfs:label "Tarn" .
+ex:Lisk a ex:City ; rdfs:label "Lisk" .
+ex:Orrin ex:city ex:Lisk .
+ex:Vale ex:city ex:Tarn .
+ex:Ada ex:birthPlace ex:Tarn .
+ex:Bo ex:birthPlace ex:Lisk .
+ex:Cy ex:birthPlace ex:Lisk .
+ex:Dee ex:birthPlace ex:Tarn .
+ex:Eli ex:birthPlace ex:Lisk .
+"""
+)
+
+
+@pytest.fixture(scope="module")
+def cities(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
+    with indexed_turtle(tmp_path_factory.mktemp("shared-cities"), "prizes", CITIES) as kg:
+        yield kg
+
+
+def test_born_in_the_same_city(cities: kgsvc.KG) -> None:
+    """2026-11-27 (Nobel n97): "the same *city*" names the class of the value shared, not the relation *city*
+    (:attr:`kgsvc.qa.zeroshot.GraphLexicon.shared_classes`); main read the word as that relation and answered the
+    people born in the city of Ada's institution."""
+    born = f"<{EX}birthPlace>"
+    query = f"SELECT ?x WHERE {{ <{EX}Ada> {born} ?c . ?x {born} ?c FILTER(?x != <{EX}Ada>) }}"
+    expected = hand_answers(cities, query, "prizes")
+    assert expected == [f"{EX}Dee"]
+    for question in (
+        "Which laureates were born in the same city as Ada Quill?",
+        "Who was born in the same city as Ada Quill?",
+    ):
+        assert top_answers(cities, question, "prizes") == expected, question
