@@ -167,13 +167,15 @@ class _KindPath:
     @property
     def words(self) -> str:
         """What the relation ranking reads: the question with its kind words blanked, and its class nouns that
-        name no step (:func:`~kgsvc.qa.pipeline._unread_class_nouns`: "how many *Nobel Prize* winners"), the one
-        that ends the counted noun excepted ("how many *laureates*")."""
+        name no step (:func:`~kgsvc.qa.pipeline._unread_class_nouns`: "how many *Nobel Prize* winners", "how many
+        *prize* winners"), the one that ends the counted noun excepted ("how many *laureates*")."""
         from kgsvc.qa.pipeline import _blank_spans, _unread_class_nouns  # it imports this module
 
-        last = fold(self.kind.noun).split()[-1:]
-        other = tuple(t for t in self.type_mentions if not last or last[0] not in fold(t.text).split())
-        unread = _unread_class_nouns(self.question, self.spans, other, (), self.qa.ranker.relation_words)
+        noun = fold(self.kind.noun).split()
+        other = tuple(t for t in self.type_mentions if not noun or noun[-1] not in fold(t.text).split())
+        # a class noun before the counted noun's head modifies it ("how many *prize* winners"): no step either
+        modifiers = tuple(t for t in other if noun and set(fold(t.text).split()) - {"the", "a", "an"} <= set(noun))
+        unread = _unread_class_nouns(self.question, self.spans, other, modifiers, self.qa.ranker.relation_words)
         return _blank_spans(self.kind.words or self.question, unread)
 
     @property
@@ -350,8 +352,9 @@ class _KindPath:
         """The classes the question's noun names ("how many *laureates*", "how many *institutions*"): those of a
         class-noun mention that ends the noun (the linker's), else the classes closest to the noun
         (:func:`~kgsvc.qa.rank.nearest_classes`; for a class noun that modifies the head, "how many Nobel Prize
-        *winners*", the head's, or the whole noun's other than the modifier's); empty without a noun or without
-        classes in the graph."""
+        *winners*", the head's, or the whole noun's other than the modifier's; likewise the last word of a noun of
+        several words, "the youngest Nobel *winner*", and of a noun right after a linked entity, "the 1951 physics
+        Nobel *winners*"); empty without a noun or without classes in the graph."""
         noun = " ".join(fold(self.kind.noun).split())
         if not noun:
             return frozenset()
@@ -365,6 +368,22 @@ class _KindPath:
             named, classes = mentions[0]
             rest = " ".join(w for w in noun.split() if w not in named)
             return modified_classes(self.graph, self.qa.ranker, rest, (), " ".join(sorted(named)), classes, noun)
+        *modifier, last = noun.split()
+        if modifier:  # the last word is the head, the words before it modify it ("the youngest *Nobel* winner")
+            return modified_classes(self.graph, self.qa.ranker, last, (), " ".join(modifier), (), noun)
+        at = re.search(rf"\b{re.escape(self.kind.noun.strip())}\b", self.question)
+        entity = next(
+            (
+                s
+                for s in self.spans
+                if at is not None and s.end <= at.start() and not self.question[s.end : at.start()].strip()
+            ),
+            None,
+        )
+        if entity is not None:  # an entity right before the noun modifies it ("the 1951 physics Nobel *winners*")
+            types = self.graph.types(entity.nodes[0][0])
+            phrase = fold(f"{entity.text} {noun}")
+            return modified_classes(self.graph, self.qa.ranker, noun, (), fold(entity.text), types, phrase)
         return nearest_classes(self.graph, self.qa.ranker, noun)
 
     def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:
@@ -582,7 +601,15 @@ class _KindPath:
     def ordering(self) -> Answer:
         cue = self.kind.cue
         assert cue is not None
-        ranked = self.select(self.words, want_attribute=True)
+        classes = self.counted_classes()  # "the youngest Nobel *winner*": things of that class are ranked
+        try:
+            ranked = self.select(
+                self.words, want_attribute=True, typed=self.graph.instances(classes) if classes else None
+            )
+        except _Refused:
+            if not classes:
+                raise
+            ranked = self.select(self.words, want_attribute=True)
         c = ranked.candidate
         chosen = self.chosen(ranked)
         attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)

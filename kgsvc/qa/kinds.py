@@ -9,8 +9,8 @@ superlative) and returns a :class:`QuestionKind`:
 * ``ask`` — a yes/no question ("is/was/did/does … ?") naming two things: is the second an answer of the first's
   relation? An alternative question ("is X a man or a woman?") is a lookup.
 * ``ordering`` — a superlative ("the oldest", "the three longest", "… first"): the answers ranked by a literal
-  attribute, the best ``limit`` kept. With " or " between two mentions ("who was born first, X or Y?") the
-  ranked items are the mentions themselves (``choice``).
+  attribute, the best ``limit`` kept. With " or " between two mentions ("who was born first, X or Y?"), or
+  "between X and Y", the ranked items are the mentions themselves (``choice``).
 * ``comparison`` — a comparative between two values: "was X released before Y?", "was X born before 1900?"
   (yes/no); "which films … after 2000?" is a lookup or count with a ``constant`` filter.
 * ``unsupported`` — words asking for arithmetic the path cannot do (averages, sums, "how old", "the second
@@ -91,7 +91,7 @@ _BARE = {
     **_cues("older|elder", False, True, "birth date age"),
     **_cues("younger", True, False, "birth date age"),
     **_cues("earlier|sooner", False, False, "date year"),
-    **_cues("later|more recent", True, True, "date year"),
+    **_cues("later|more recent|more recently", True, True, "date year"),
     **_cues("longer", True, True, "length duration runtime"),
     **_cues("shorter", False, False, "length duration runtime"),
     **_cues("taller", True, True, "height"),
@@ -304,9 +304,9 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         if pattern.search(masked):
             return QuestionKind("unsupported", reason=why, words=question)
     values = constants(question, named)
-    alternative = re.search(r"#\s*,?\s+or\s+(?:[a-z]+\s+){0,2}#", masked) is not None or (
+    alternative = re.search(r"#\s*,?\s+or\s+(?:[a-z]+\s+){0,2}#|\bbetween\s+#+\s+and\s+#", masked) is not None or (
         re.search(r"\bor\b", masked) is not None and n_mentions < 2
-    )
+    )  # "X or Y", "between X and Y"
     if _COUNT.search(masked):
         m = _COUNT.search(masked)
         assert m is not None

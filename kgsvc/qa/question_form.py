@@ -2,9 +2,9 @@
 person.
 
 People ask a graph in commands as often as in questions: "Name the prize winners who …", "Tell me where X was
-born", "List all films …", "can you name a film directed by X". The rest of the question path reads a question's
-opening word ("which *institution*", "who …", "when …"), so a command is first read as its question
-(:func:`as_question`):
+born", "List all films …", "can you name a film directed by X", "I'd like to know the country that …". The rest of
+the question path reads a question's opening word ("which *institution*", "who …", "when …"), so a command is
+first read as its question (:func:`as_question`):
 
 * the command and its object pronoun are dropped before a question word ("Tell me *where* X was born");
 * "everyone / the people / those who …" becomes "who …" ("Name everyone who received …");
@@ -12,6 +12,8 @@ opening word ("which *institution*", "who …", "when …"), so a command is fir
 * a request for an example ("name a soccer club that …", "can you name a film directed by X") is left as written:
   the zero-shot reading knows "name a *club*" (:func:`kgsvc.qa.zeroshot.phrase_roles`), while "which film directed
   by X" would make the film the director;
+* a noun phrase that opens with a name is asked for by "what is" ("Could you tell me Edward Purcell's affiliation"
+  → "what is Edward Purcell's affiliation");
 * a relational noun phrase is asked for by "what are" ("Name the birthplaces of the laureates of X" → "what are the
   birthplaces of …": read as "which birthplaces of …", the noun would only be the answer's class);
 * otherwise the article or quantifier after the command becomes "which" ("Name *the* prize winners …" → "which prize
@@ -30,8 +32,12 @@ __all__ = ["Reworded", "as_question", "asks_who"]
 
 _COMMAND = re.compile(
     r"""^\W*(?:please\s+)?
-        (?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
-        (?:tell|show|give|get|find|list|name|identify|enumerate)\b(?:\s+(?:me|us))?(?:\s+all(?:\s+of)?)?\s+
+        (?:
+          (?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
+          (?:tell|show|give|get|find|list|name|identify|enumerate)\b(?:\s+(?:me|us))?
+        | i(?:'d|\s+would)\s+like\s+to\s+know | i\s+want\s+to\s+know | i\s+wonder | do\s+you\s+know
+        )
+        (?:\s+all(?:\s+of)?)?\s+
         (?!(?:of|for|about|to|is|was|are|were|it|them|that|this|me|us|all)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -43,6 +49,8 @@ _PEOPLE_WHO = re.compile(
 _NUMBER_OF = re.compile(r"the\s+(?:total\s+)?number\s+of\b", re.IGNORECASE)
 _DETERMINER = re.compile(r"(?:the|some|any|every|each)\s+", re.IGNORECASE)
 _INDEFINITE = re.compile(r"(?:a|an)\s+", re.IGNORECASE)
+#: A noun phrase opening with a name ("Edward Purcell's affiliation").
+_NAMED = re.compile(r"[A-Z]")
 #: A relational noun phrase: "the *birthplaces of* …", "the *cities of* …" (up to three words before "of").
 _RELATIONAL = re.compile(r"(?:the\s+)?(?:[\w'-]+\s+){1,3}of\b", re.IGNORECASE)
 #: "who" / "whom" as the question's own word: opening it ("who won …"), after an opening preposition ("with whom did
@@ -98,6 +106,8 @@ def as_question(question: str) -> Reworded:
         return Reworded(question, question)
     elif _RELATIONAL.match(question, rest):
         opening = "what are "
+    elif _NAMED.match(question, rest):
+        opening = "what is "
     else:
         determiner = _DETERMINER.match(question, rest)
         rest, opening = (determiner.end() if determiner else rest), "which "

@@ -169,3 +169,16 @@ def test_a_request_is_answered_as_its_question(prizes: kgsvc.KG) -> None:
     assert won == [f"{EX}Ada", f"{EX}Dee"]
     answer = prizes.ask("List the winners of the Nobel 1950 chemistry.", dataset="prizes")
     assert answer.grounded and sorted(a.value for a in answer.answers) == won
+
+
+@pytest.mark.parametrize(
+    "question", ["How many prize winners were born in Lisk?", "How many Nobel winners were born in Lisk?"]
+)
+def test_a_counted_noun_of_several_words_counts_its_head(prizes: kgsvc.KG, question: str) -> None:
+    """2026-11-27 (fourth held-out Nobel batch): the last word of a counted noun is its head and the words before it
+    modify it, a common noun ("prize") or a name ("Nobel") alike; the modifier names no step. main counted the
+    prizes (2)."""
+    query = f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Lisk> }}"
+    assert len(hand_answers(prizes, query, "prizes")) == 3
+    answer = prizes.ask(question, dataset="prizes")
+    assert answer.grounded and answer.text.startswith("3 ")

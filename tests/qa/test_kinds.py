@@ -40,6 +40,7 @@ def _ask(kg: kgsvc.KG, query: str, dataset: str) -> bool | None:
         ("Was Paprika released after 2000?", [(4, 11)], "comparison"),
         ("Which film by Akira Kurosawa was released first?", [(14, 28)], "ordering"),
         ("Who was born first, Satoshi Kon or Hayao Miyazaki?", [(20, 31), (35, 49)], "ordering"),
+        ("Between Satoshi Kon and Hayao Miyazaki, who was born more recently?", [(8, 19), (24, 38)], "ordering"),
         ("What is the average release year of films by Satoshi Kon?", [(45, 56)], "unsupported"),
         ("who acted in The Last of the Mohicans", [(13, 37)], "lookup"),  # a cue word inside a mention
         ("is X 's husband a man or a woman ?", [(3, 4)], "lookup"),  # an alternative question
@@ -123,8 +124,15 @@ def test_ordering(indexed_kg: kgsvc.KG) -> None:
     assert answer.pattern.descending is False and answer.pattern.limit == 1
 
 
-def test_choice_between_two(indexed_kg: kgsvc.KG) -> None:
-    answer = indexed_kg.ask("Who was born first, Satoshi Kon or Hayao Miyazaki?", dataset="sample")
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who was born first, Satoshi Kon or Hayao Miyazaki?",
+        "Between Satoshi Kon and Hayao Miyazaki, who was born earlier?",  # 2026-11-27 (Nobel n150)
+    ],
+)
+def test_choice_between_two(indexed_kg: kgsvc.KG, question: str) -> None:
+    answer = indexed_kg.ask(question, dataset="sample")
     assert answer.grounded and [a.label for a in answer.answers] == ["Hayao Miyazaki"]
     assert answer.sparql is not None
     assert _values(indexed_kg, answer.sparql, "sample", "answer") == [f"{EX}person_Hayao_Miyazaki"]

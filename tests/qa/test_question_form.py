@@ -24,6 +24,9 @@ from kgsvc.qa.question_form import as_question, asks_who
         ("Give me all of the films X starred in", "which films X starred in"),
         ("Tell me the number of films by X", "the number of films by X"),
         ("Show me those who won in 1950", "who won in 1950"),
+        ("I'd like to know the country that Arequipa belongs to.", "which country that Arequipa belongs to."),
+        ("Could you tell me Edward Purcell's affiliation?", "what is Edward Purcell's affiliation?"),
+        ("I want to know when X was born", "when X was born"),
     ],
 )
 def test_a_command_is_read_as_its_question(request_: str, question: str) -> None:
