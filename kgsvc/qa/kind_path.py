@@ -174,7 +174,15 @@ class _KindPath:
         noun = fold(self.kind.noun).split()
         other = tuple(t for t in self.type_mentions if not noun or noun[-1] not in fold(t.text).split())
         # a class noun before the counted noun's head modifies it ("how many *prize* winners"): no step either
-        modifiers = tuple(t for t in other if noun and set(fold(t.text).split()) - {"the", "a", "an"} <= set(noun))
+        head = next((t for t in self.type_mentions if noun and noun[-1] in fold(t.text).split()), None)
+        modifiers = tuple(
+            t
+            for t in other
+            if head is not None
+            and t.end <= head.start
+            and not self.question[t.end : head.start].strip()
+            and set(fold(t.text).split()) - {"the", "a", "an"} <= set(noun)
+        )
         unread = _unread_class_nouns(self.question, self.spans, other, modifiers, self.qa.ranker.relation_words)
         return _blank_spans(self.kind.words or self.question, unread)
 

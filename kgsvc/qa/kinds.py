@@ -304,9 +304,10 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         if pattern.search(masked):
             return QuestionKind("unsupported", reason=why, words=question)
     values = constants(question, named)
-    alternative = re.search(r"#\s*,?\s+or\s+(?:[a-z]+\s+){0,2}#|\bbetween\s+#+\s+and\s+#", masked) is not None or (
+    alternative = re.search(r"#\s*,?\s+or\s+(?:[a-z]+\s+){0,2}#", masked) is not None or (
         re.search(r"\bor\b", masked) is not None and n_mentions < 2
-    )  # "X or Y", "between X and Y"
+    )
+    between = re.search(r"^\W*between\s+#+\s+and\s+#", masked) is not None  # "Between X and Y, who …"
     if _COUNT.search(masked):
         m = _COUNT.search(masked)
         assert m is not None
@@ -337,7 +338,7 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
             return QuestionKind("unsupported", reason="it asks whether something is a superlative", words=question)
         return QuestionKind("ask", words=question)
     chosen = superlative or bare
-    if alternative and n_mentions >= 2 and chosen is not None:
+    if (alternative or between) and n_mentions >= 2 and chosen is not None:
         return QuestionKind(
             "ordering", cue=chosen[0], choice=True, words=_blank(question, chosen[1]), cue_at=chosen[1].span()
         )

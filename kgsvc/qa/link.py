@@ -112,6 +112,8 @@ COMMON_NOUNS = frozenset(
     researcher scientist writer author actor director""".split()
 )
 _DETERMINERS = ("the ", "a ", "an ")
+#: Most nodes named only with a qualifier kept behind an exact name ("Czechoslovakia (now Czech Republic)").
+_QUALIFIED_BEHIND = 8
 _QUALIFIED = re.compile(r"^(?P<name>.+?)\s*\((?P<qualifier>[^()]+)\)$")
 _SUBTITLE = re.compile(r"^(?P<name>.+?)(?:\s+-\s+|:\s+).+$")
 _PLACE = re.compile(r"^(?P<name>[^,]+),\s+(?P<qualifier>[^,]+)$")
@@ -789,16 +791,16 @@ class EntityLinker:
             nodes = self.index.nodes_of_key.get(key, [])
             if nodes:
                 exact = [n for n in nodes if self.index.labels[n] == text]
-                rest = [n for n in nodes if n not in set(exact)]
+                written = set(exact)
+                rest = [n for n in nodes if n not in written]
                 ranked = [(n, 1.0, 0.0) for n in self._rank(exact, question_words, {})]
                 ranked += [(n, 0.9, 0.0) for n in self._rank(rest, question_words, {})]
                 # a node named so only without its qualifier stands behind ("Czechoslovakia" is also *Czechoslovakia
-                # (now Czech Republic)*, where the graph's laureates were born)
-                qualified = [(n, q) for n, q in self.index.alias_nodes.get(key, ()) if q and n not in set(nodes)]
-                qualifiers = dict(qualified)
-                ranked += [
-                    (n, 0.85, _UNNAMED_HOMONYM) for n in self._rank(list(qualifiers), question_words, qualifiers)
-                ]
+                # (now Czech Republic)*, where the graph's laureates were born); the first few, as the match reads
+                labelled_so = set(nodes)
+                qualifiers = {n: q for n, q in self.index.alias_nodes.get(key, ()) if q and n not in labelled_so}
+                homonyms = self._rank(list(qualifiers), question_words, qualifiers)[:_QUALIFIED_BEHIND]
+                ranked += [(n, 0.85, _UNNAMED_HOMONYM) for n in homonyms]
                 base, method = (1.0, "exact") if exact else (0.9, "normalised")
             else:
                 qualifiers = dict(self.index.alias_nodes[key])

@@ -198,9 +198,10 @@ class QuestionAnswerer:
         self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]
     ) -> tuple[list[int], list[TypeMention]]:
         """The classes the question asks for: those of the noun right after "which" / "what" (:meth:`_noun_classes`:
-        "which *institution*", "which Nobel Prize *winners*"); for a question that opens with "who" / "whom", the
-        class nearest to "person" (none in a graph without classes, or without one close to it). Second, the class
-        mentions that only modify the asked noun ("which *Nobel Prize* winners"): they name no relation to walk."""
+        "which *institution*", "which Nobel Prize *winners*"); for a question that asks "who" / "whom"
+        (:func:`~kgsvc.qa.question_form.asks_who`), the class nearest to "person" (none in a graph without classes,
+        or without one close to it). Second, the class mentions that only modify the asked noun ("which *Nobel Prize*
+        winners"): they name no relation to walk."""
         asked: list[int] = []
         modifiers: list[TypeMention] = []
         for i, t in enumerate(types):
@@ -555,7 +556,12 @@ class QuestionAnswerer:
             keeps.append(_ends_in(self.graph, classes))
         values = {m for m, s in enumerate(spans) if s.method == "value"}
         if values:  # "which *women* …": the answer is what holds the value, one step from it
-            keeps.append(lambda c: all(len(b.steps) == 1 for b in c.branches if b.mention in values))
+            keeps.append(
+                lambda c: (
+                    all(len(b.steps) == 1 for b in c.branches if b.mention in values)
+                    and any(b.mention in values for b in c.branches)
+                )
+            )
         # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
         need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
         if keeps:

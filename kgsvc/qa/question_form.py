@@ -31,14 +31,14 @@ from dataclasses import dataclass
 __all__ = ["Reworded", "as_question", "asks_who"]
 
 _COMMAND = re.compile(
-    r"""^\W*(?:please\s+)?
+    r"""^\W*(?P<polite>please\s+)?
         (?:
-          (?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
-          (?:tell|show|give|get|find|list|name|identify|enumerate)\b(?:\s+(?:me|us))?
-        | i(?:'d|\s+would)\s+like\s+to\s+know | i\s+want\s+to\s+know | i\s+wonder | do\s+you\s+know
+          (?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
+          (?:tell|show|give|get|find(?:\s+out)?|list|name|identify|enumerate)\b(?:\s+(?P<pronoun>me|us))?
+        | (?P<wish>i(?:'d|\s+would)\s+like\s+to\s+know | i\s+want\s+to\s+know | i\s+wonder | do\s+you\s+know)
         )
         (?:\s+all(?:\s+of)?)?\s+
-        (?!(?:of|for|about|to|is|was|are|were|it|them|that|this|me|us|all)\b)""",
+        (?!(?:of|for|about|to|is|was|are|were|it|them|that|this|me|us|all|if|whether|everything|something|anything)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 _QUESTION_WORD = re.compile(r"(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
@@ -49,14 +49,14 @@ _PEOPLE_WHO = re.compile(
 _NUMBER_OF = re.compile(r"the\s+(?:total\s+)?number\s+of\b", re.IGNORECASE)
 _DETERMINER = re.compile(r"(?:the|some|any|every|each)\s+", re.IGNORECASE)
 _INDEFINITE = re.compile(r"(?:a|an)\s+", re.IGNORECASE)
-#: A noun phrase opening with a name ("Edward Purcell's affiliation").
-_NAMED = re.compile(r"[A-Z]")
 #: A relational noun phrase: "the *birthplaces of* …", "the *cities of* …" (up to three words before "of").
 _RELATIONAL = re.compile(r"(?:the\s+)?(?:[\w'-]+\s+){1,3}of\b", re.IGNORECASE)
 #: "who" / "whom" as the question's own word: opening it ("who won …"), after an opening preposition ("with whom did
-#: …"), opening a clause after a comma ("Of the winners born in Rome, who …"), or closing it ("… is who?").
+#: …"), opening the clause after an opening phrase ("Of the winners born in Rome, who …"), or closing it ("… is
+#: who?"); not a relative clause ("Marie Curie, who was born in Warsaw, …").
 _WHO = re.compile(
-    r"^\W*(?:(?:with|to|by|for|from|of|among)\s+)?(?:who|whom)\b|,\s*(?:who|whom)\b|\b(?:who|whom)\W*$",
+    r"^\W*(?:(?:with|to|by|for|from|of|among)\s+)?(?:who|whom)\b"
+    r"|^\W*(?:of|among|from|between)\b[^,]*,\s*(?:who|whom)\b|\b(?:who|whom)\W*$",
     re.IGNORECASE,
 )
 
@@ -95,7 +95,7 @@ def as_question(question: str) -> Reworded:
     'Who won the 2011 economics prize?'
     """
     command = _COMMAND.match(question)
-    if command is None:
+    if command is None or _titled(question, command):
         return Reworded(question, question)
     rest = command.end()
     if _QUESTION_WORD.match(question, rest) or _NUMBER_OF.match(question, rest):
@@ -106,13 +106,24 @@ def as_question(question: str) -> Reworded:
         return Reworded(question, question)
     elif _RELATIONAL.match(question, rest):
         opening = "what are "
-    elif _NAMED.match(question, rest):
+    elif question[rest : rest + 1].isupper():  # a name: "Could you tell me Edward Purcell's affiliation"
         opening = "what is "
     else:
         determiner = _DETERMINER.match(question, rest)
         rest, opening = (determiner.end() if determiner else rest), "which "
     text = opening + question[rest:]
     return Reworded(question, text, kept=rest, shift=len(opening) - rest)
+
+
+def _titled(question: str, command: re.Match[str]) -> bool:
+    """Whether the command word opens a title rather than a request: a capitalised pronoun ("*Find Me* Guilty"), or
+    a capitalised word right after a bare command ("*Show Boat* was directed by whom?", "*Tell No One*", "NAME THE
+    WINNERS"); "Tell me Émile Zola's birthplace" and "Could you name Marie Curie's prize" are requests."""
+    pronoun = command.group("pronoun")
+    if pronoun is not None:
+        return pronoun != pronoun.lower()
+    bare = command.group("polite") is None and command.group("asked") is None and command.group("wish") is None
+    return bare and question[command.end() : command.end() + 1].isupper()
 
 
 def asks_who(question: str) -> bool:

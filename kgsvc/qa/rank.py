@@ -126,6 +126,10 @@ _PERSON_PROBES = ("a person's name", "the name of a thing or a place")
 _LABEL_SAMPLE = 16
 #: Fewest instances for a class to be read by its members' labels too (:meth:`CandidateRanker.instance_centroid`).
 _CENTROID_MIN = 8
+#: Most distinct objects of a relation read as a category's values (:meth:`CandidateRanker.category_values`).
+_VALUES_MAX = 64
+#: Neighbours read of each sampled instance in :meth:`CandidateRanker.linked_classes`.
+_LINKED_SAMPLE = 64
 
 
 @dataclass
@@ -173,7 +177,10 @@ class CandidateRanker:
     _person: dict[tuple[int, bool], float] = field(default_factory=dict, repr=False)  # person_likeness by step
     _centroids: dict[tuple[int, ...], npt.NDArray[np.float32] | None] = field(default_factory=dict, repr=False)
     _relation_words: frozenset[str] | None = field(default=None, repr=False)
-    _values: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = field(default=None, repr=False)
+    _values: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]] | None = field(
+        default=None, repr=False
+    )
+    _linked: dict[frozenset[int], frozenset[int]] = field(default_factory=dict, repr=False)  # linked_classes
 
     @property
     def graph_lexicon(self) -> GraphLexicon:
@@ -242,35 +249,65 @@ class CandidateRanker:
             self._relation_words = frozenset(w for label in self.graph.relation_labels for w in fold(label).split())
         return self._relation_words
 
-    def category_values(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """``(nodes, relations)``: the objects of every relation but ``rdf:type`` whose objects are a handful of
-        values (at least 2, no more than the square root of its triples: genders, a prize's fields), each with its
-        relation. Once per ranker, O(triples log triples)."""
+    def category_values(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """``(nodes, relations, vectors)``: the objects of every relation but ``rdf:type`` whose objects are a
+        handful of values (at least 2, at most :data:`_VALUES_MAX` and no more than the square root of its triples:
+        genders, a prize's fields), each with its relation and its label's embedding. Once per ranker, O(triples log
+        triples) and the values' labels embedded."""
         if self._values is None:
             snapshot, kind = self.graph.snapshot, self.graph.type_relation()
             relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
             tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
-            pairs = np.unique(relations * (int(tails.max(initial=0)) + 1) + tails)
-            pair_relations, pair_tails = np.divmod(pairs, int(tails.max(initial=0)) + 1)
+            base = int(tails.max(initial=0)) + 1
+            pair_relations, pair_tails = np.divmod(np.unique(relations * base + tails), base)
             distinct = np.bincount(pair_relations, minlength=snapshot.n_relations)
             triples = np.bincount(relations, minlength=snapshot.n_relations)
-            category = (distinct >= 2) & (distinct <= np.sqrt(triples))
+            category = (distinct >= 2) & (distinct <= np.minimum(np.sqrt(triples), _VALUES_MAX))
             if kind is not None:
                 category[kind] = False
             keep = category[pair_relations]
-            self._values = pair_tails[keep], pair_relations[keep]
+            nodes, owners = pair_tails[keep], pair_relations[keep]
+            labels = [self.graph.node_labels[int(n)].replace("_", " ") for n in nodes]
+            vectors = self.vectors(labels) if labels else np.zeros((0, 384), np.float32)
+            self._values = nodes, owners, vectors
         return self._values
+
+    def linked_classes(self, classes: Collection[int]) -> frozenset[int]:
+        """The classes of the nodes the graph links to instances of ``classes`` (by any relation but ``rdf:type``),
+        read from up to :data:`_LABEL_SAMPLE` instances and up to :data:`_LINKED_SAMPLE` neighbours of each, evenly
+        spaced in the snapshot's order: what the graph says such things relate to (a prize: its laureates, their
+        organisations). Cached by classes; O(the classes' degrees) to read the instances, then O(16 · 64 · log
+        degree)."""
+        key = frozenset(classes)
+        found = self._linked.get(key)
+        if found is None:
+            relation, snapshot = self.graph.type_relation(), self.graph.snapshot
+            members = (
+                np.concatenate([snapshot.neighbors_via(c, relation, outgoing=False) for c in sorted(key)])
+                if relation is not None and key
+                else np.zeros(0, np.int64)
+            )
+            linked: set[int] = set()
+            for node in _spaced(members, _LABEL_SAMPLE).tolist():
+                start, stop = int(snapshot.indptr[node]), int(snapshot.indptr[node + 1])
+                around = np.asarray(snapshot.neighbors[start:stop])[
+                    np.asarray(snapshot.relations[start:stop]) != relation
+                ]
+                for other in _spaced(around, _LINKED_SAMPLE).tolist():
+                    linked |= self.graph.types(int(other))
+            found = self._linked[key] = frozenset(linked)
+        return found
 
     def value_noun(self, noun: str) -> tuple[int, float] | None:
         """The category value (:meth:`category_values`) a common noun names, and the cosine: "women" ↔ *female*
         (MiniLM 0.70, *male* 0.48), "physicists" ↔ *physics* (0.75, *chemistry* 0.48), when the cosine is at least
         :data:`VALUE_MIN_COS` and ahead of every other value of the same relation by :data:`VALUE_MARGIN`
-        ("scientists": *chemistry* 0.53, *physics* 0.52: none). ``None`` otherwise."""
-        nodes, relations = self.category_values()
+        ("scientists": *chemistry* 0.53, *physics* 0.52: none). ``None`` otherwise. One embedding (cached) and one
+        product with the values' vectors."""
+        nodes, relations, vectors = self.category_values()
         if nodes.size == 0:
             return None
-        vectors = self.vectors([noun, *(self.graph.node_labels[int(n)].replace("_", " ") for n in nodes)])
-        cosines = vectors[1:] @ vectors[0]
+        cosines = vectors @ self.vectors([noun])[0]
         best = int(np.argmax(cosines))
         rivals = cosines[(relations == relations[best]) & (nodes != nodes[best])]
         margin = float(cosines[best] - rivals.max(initial=-1.0))
@@ -433,15 +470,16 @@ class CandidateRanker:
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         if keep is not None:
             order = [i for i in order if keep(items[i][1])]
-        if shared:  # "the same *institution* as X": what X shares is one, when some candidate shares one
-            shares = {i: _shares_into(self.graph, items[i][1], shared) for i in order}
-            if any(shares.values()):
-                order = [i for i in order if shares[i] is not False]
         by = self._co_relations(question)
-        if by:  # "X's *co-winners*": the value shared is what winners are linked to, when some candidate shares one
-            shares = {i: _shares_by(items[i][1], by) for i in order}
-            if any(shares.values()):
-                order = [i for i in order if shares[i] is not False]
+        for test in (
+            # "the same *institution* as X": what X shares is one; "X's *co-winners*": what winners are linked to
+            (lambda c: _shares_into(self.graph, c, shared)) if shared else None,
+            (lambda c: _shares_by(c, by)) if by else None,
+        ):
+            if test is not None:  # when some candidate shares such a value, those that share another are dropped
+                shares = {i: test(items[i][1]) for i in order}
+                if any(shares.values()):
+                    order = [i for i in order if shares[i] is not False]
         top = order[: opts.embed_top]
         # the best few candidates that use every mention ("both X and Y") are always read against the question,
         # even when single-mention paths fill the cut by prior
@@ -586,7 +624,7 @@ class CandidateRanker:
         for phrase in dict.fromkeys([" ".join(words), *words[-1:]]):
             classes = nearest_classes(self.graph, self, phrase) if phrase else frozenset()
             if classes:  # per question, as the pipeline reads the instances of the class it asks for
-                return self.graph.instances(classes), frozenset(words)
+                return self.graph.instances(classes), frozenset(phrase.split())
         return frozenset(), frozenset()
 
     def _class_named_scores(
@@ -783,6 +821,14 @@ def _shares_into(graph: QAGraph, candidate: CandidatePattern, shared: frozenset[
     return found
 
 
+def _spaced(nodes: npt.NDArray[np.int64], most: int) -> npt.NDArray[np.int64]:
+    """Up to ``most`` of ``nodes``, evenly spaced in their order (all of them when there are no more)."""
+    if nodes.size <= most:
+        return nodes
+    picked: npt.NDArray[np.int64] = nodes[np.linspace(0, nodes.size - 1, most).astype(np.int64)]
+    return picked
+
+
 def _shares_by(candidate: CandidatePattern, relations: frozenset[int]) -> bool | None:
     """Whether ``candidate`` shares a value with its entity through one of ``relations``: a branch that walks a
     relation and straight back along it; ``None`` when no branch shares a value."""
@@ -905,24 +951,6 @@ def nearest_classes(
     return frozenset(by_label[labels[best]])
 
 
-def linked_classes(graph: QAGraph, classes: Collection[int]) -> frozenset[int]:
-    """The classes of the nodes that the graph links to instances of ``classes`` (by any relation but ``rdf:type``),
-    read from up to :data:`_LABEL_SAMPLE` instances evenly spaced in id order: what the graph says such things relate
-    to (a prize: its laureates, their organisations). O(the sample's degrees)."""
-    relation = graph.type_relation()
-    members = np.fromiter(sorted(graph.instances(classes)), dtype=np.int64)
-    if relation is None or members.size == 0:
-        return frozenset()
-    snapshot = graph.snapshot
-    found: set[int] = set()
-    for node in members[np.linspace(0, members.size - 1, min(_LABEL_SAMPLE, members.size)).astype(np.int64)]:
-        start, stop = int(snapshot.indptr[node]), int(snapshot.indptr[node + 1])
-        others = np.asarray(snapshot.neighbors[start:stop])[np.asarray(snapshot.relations[start:stop]) != relation]
-        for other in np.unique(others).tolist():
-            found |= graph.types(int(other))
-    return frozenset(found)
-
-
 def modified_classes(
     graph: QAGraph,
     ranker: CandidateRanker,
@@ -937,8 +965,8 @@ def modified_classes(
     else the class nearest to the head (:func:`nearest_classes`), unless that is the modifier's — a prize's winners
     are no prize — or there is none, when the nearest class to the whole phrase other than the modifier's ("Nobel
     Prize winners" → Laureate). That reading may also be a class the graph links to the modifier's
-    (:func:`linked_classes`) at a cosine of :data:`LINKED_MIN_COS`: the graph says what relates to a prize ("prize
-    winners" → Laureate, 0.50)."""
+    (:meth:`CandidateRanker.linked_classes`) at a cosine of :data:`LINKED_MIN_COS`: the graph says what relates to
+    a prize ("prize winners" → Laureate, 0.50)."""
     if head_classes:
         return frozenset(head_classes)
     own = nearest_classes(graph, ranker, head)
@@ -948,6 +976,6 @@ def modified_classes(
     found = nearest_classes(graph, ranker, phrase, exclude=named)
     if found:
         return found
-    linked = linked_classes(graph, named) - named
+    linked = ranker.linked_classes(named) - named
     unlinked = [c for c in graph.classes() if c not in linked]
     return nearest_classes(graph, ranker, phrase, exclude=unlinked, least=LINKED_MIN_COS)

@@ -151,7 +151,7 @@ def test_a_common_noun_or_an_entity_modifies_the_asked_noun(prizes: kgsvc.KG) ->
     """2026-11-27 (third held-out batch): "prize" (no class label) modifies "winners" as "Nobel Prize" does, and so
     does an entity in an "of" phrase ("winners of *the Nobel 1950 chemistry*", a prize): main asked for prizes in
     both. "prize winners" is 0.50 from *Laureate* by MiniLM, a class the graph links to prizes
-    (:func:`kgsvc.qa.rank.linked_classes`)."""
+    (:meth:`kgsvc.qa.rank.CandidateRanker.linked_classes`)."""
     assert _asked(prizes, "Which prize winners were born in Tarn?") == (["Laureate"], ["prize"])
     assert _asked(prizes, "Which winners of the Nobel 1950 chemistry were born in Tarn?") == (["Laureate"], [])
 

@@ -41,6 +41,7 @@ def _ask(kg: kgsvc.KG, query: str, dataset: str) -> bool | None:
         ("Which film by Akira Kurosawa was released first?", [(14, 28)], "ordering"),
         ("Who was born first, Satoshi Kon or Hayao Miyazaki?", [(20, 31), (35, 49)], "ordering"),
         ("Between Satoshi Kon and Hayao Miyazaki, who was born more recently?", [(8, 19), (24, 38)], "ordering"),
+        ("Did Satoshi Kon work between Paprika and Perfect Blue?", [(4, 15), (29, 36), (41, 53)], "ask"),
         ("What is the average release year of films by Satoshi Kon?", [(45, 56)], "unsupported"),
         ("who acted in The Last of the Mohicans", [(13, 37)], "lookup"),  # a cue word inside a mention
         ("is X 's husband a man or a woman ?", [(3, 4)], "lookup"),  # an alternative question

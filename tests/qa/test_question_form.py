@@ -27,6 +27,8 @@ from kgsvc.qa.question_form import as_question, asks_who
         ("I'd like to know the country that Arequipa belongs to.", "which country that Arequipa belongs to."),
         ("Could you tell me Edward Purcell's affiliation?", "what is Edward Purcell's affiliation?"),
         ("I want to know when X was born", "when X was born"),
+        ("Tell me Émile Zola's birthplace", "what is Émile Zola's birthplace"),
+        ("Find out who won the prize", "who won the prize"),
     ],
 )
 def test_a_command_is_read_as_its_question(request_: str, question: str) -> None:
@@ -42,6 +44,12 @@ def test_a_command_is_read_as_its_question(request_: str, question: str) -> None
         "Tell me about X",
         "name a soccer club that has a player from Mexico ?",  # an example asked for: "name a *club*" is read
         "can you name a film directed by Mel Stuart",
+        "Show Boat was directed by whom?",  # titles that open with a command word
+        "Find Me Guilty starred which actors",
+        "Tell No One was directed by who",
+        "NAME THE WINNERS",
+        "I wonder if X won",
+        "Tell me everything about X",
         "What films did X direct?",
     ],
 )
@@ -67,6 +75,8 @@ def test_spans_map_back_to_the_request_as_written() -> None:
         ("Of the Nobel winners born in Rome, who received their prize earliest?", True),
         ("X was directed by who?", True),
         ("Which films of people who acted in X?", False),
+        ("What did Marie Curie, who was born in Warsaw, discover?", False),
+        ("Among the laureates born in X, whom did Y marry?", True),
         ("What did the director who made X write?", False),
     ],
 )
