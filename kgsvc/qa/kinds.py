@@ -100,7 +100,9 @@ _BARE = {
 }
 
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
-_COUNT = re.compile(r"^\s*(?:in\s+)?how\s+many\b|\bthe\s+(?:total\s+)?number\s+of\b|^\s*count\b", re.I)
+_COUNT = re.compile(
+    r"^\s*(?:in\s+)?how\s+many\b|\bthe\s+(?:total\s+)?number\s+of\b|^\W*(?:total\s+)?number\s+of\b|^\s*count\b", re.I
+)
 _UNSUPPORTED = [
     (
         re.compile(r"\b(average|mean|median|sum|total\s+of|in\s+total|percent(?:age)?|ratio|proportion)\b", re.I),

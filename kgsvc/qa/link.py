@@ -29,7 +29,8 @@ ending in the plural of a class noun: ``Nobel Prize Laureates`` is no person, "N
 without a subtitle after `` - `` or ``: `` (``Technion - Israel Institute of Technology`` → ``Technion``), and
 without the head noun that ends an organisation's name of two or more capitalised words before it (``Carnegie Mellon
 University`` → ``Carnegie Mellon``; 2026-11-27; one label distance unit of 0.1 behind a node whose name is written
-so: "Niels Bohr" is the physicist before the *Niels Bohr Institute*). An alias
+so: "Niels Bohr" is the physicist before the *Niels Bohr Institute*), and with the head noun before an "of"
+(``Basel University`` ↔ ``University of Basel``, 2026-11-27). An alias
 match scores 0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``;
 with nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
 words equal a label's but for at most one word each way, order free, sharing a number or at least three words
@@ -123,6 +124,8 @@ _PLACE = re.compile(r"^(?P<name>[^,]+),\s+(?P<qualifier>[^,]+)$")
 _ORGANISATION_HEADS = frozenset(
     "University Institute College Hospital Laboratory Laboratories School Foundation Centre Center".split()
 )
+#: An organisation's name written "<head> of <name>" ("University of Basel"), for its alias "<name> <head>".
+_OF_NAME = re.compile(r"^(?P<head>[A-Z]\w+) of (?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?)$")
 #: The label distance of a homonym whose qualifier the question does not name when another's it does ("Madison,
 #: Wisconsin": *Madison, NJ*), and of an organisation found without its head noun beside a name written so; its
 #: matches rank below the others' by GSD.
@@ -181,11 +184,13 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     >>> aliases("Emil Theodor Kocher"), aliases("Nobel Prize Laureates", plurals={"laureates"})
     ([('Emil Kocher', ''), ('Theodor Kocher', '')], [])
     >>> aliases("Carnegie Mellon University"), aliases("Harvard University")
-    ([('Carnegie Mellon', 'University')], [])
+    ([('Carnegie Mellon', 'University')], [('University of Harvard', '')])
     >>> aliases("Massachusetts Institute of Technology (MIT)")
     [('Massachusetts Institute of Technology', 'MIT'), ('MIT', '')]
     >>> aliases("Enrico Fermi Institute, University of Chicago")
     [('Enrico Fermi Institute', ''), ('University of Chicago', '')]
+    >>> aliases("Basel University"), aliases("University of Basel")
+    ([('University of Basel', '')], [('Basel University', '')])
     """
     found: list[tuple[str, str]] = []
     m = _QUALIFIED.match(label)
@@ -204,6 +209,11 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     capitalised = all(_NAME_TOKEN.match(t) for t in tokens)
     if capitalised and len(tokens) >= 3 and tokens[-1] in _ORGANISATION_HEADS:
         found.append((" ".join(tokens[:-1]), tokens[-1]))  # "Carnegie Mellon University" → "Carnegie Mellon"
+    if capitalised and len(tokens) == 2 and tokens[-1] in _ORGANISATION_HEADS:
+        found.append((f"{tokens[-1]} of {tokens[0]}", ""))  # "Basel University" ↔ "University of Basel"
+    of = _OF_NAME.match(label)
+    if of is not None and of.group("head") in _ORGANISATION_HEADS:
+        found.append((f"{of.group('name')} {of.group('head')}", ""))
     named = 3 <= len(tokens) <= 5 and capitalised and not tokens[-1].endswith(".")
     if named and _key(tokens[-1]) not in plurals and tokens[-1] not in _ORGANISATION_HEADS:
         last = tokens[-1]

@@ -35,6 +35,7 @@ def _ask(kg: kgsvc.KG, query: str, dataset: str) -> bool | None:
     ("question", "spans", "kind"),
     [
         ("How many films did Satoshi Kon direct?", [(19, 30)], "count"),
+        ("Number of films directed by Satoshi Kon?", [(28, 39)], "count"),
         ("Did Satoshi Kon direct Paprika?", [(4, 15), (23, 30)], "ask"),
         ("Was Paprika released before Spirited Away?", [(4, 11), (29, 42)], "comparison"),
         ("Was Paprika released after 2000?", [(4, 11)], "comparison"),
