@@ -100,8 +100,8 @@ _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van
 
 #: The noun a question asks for, right after its wh-phrase ("Which *women* …", "How many *physicists* …").
 _ASKED_NOUN = re.compile(r"\W*(?:which|what|how\s+many)\s+([^\W\d_]+)\b", re.IGNORECASE)
-#: A class noun that names what is asked: right after "which" / "what" (or "what are the"), or one word later ("which
-#: Nobel laureates").
+#: A class noun that names what is asked: right after "which" / "what" (or "what are the", "which other"), or one
+#: word later ("which Nobel laureates").
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:other\s+)?(?:\S+\s+)?$", re.IGNORECASE)
 #: The words before a class noun that says what is shared ("the same *institution*", "shared the *Nobel Prize*").
 _SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNORECASE)

@@ -239,8 +239,9 @@ class CandidateRanker:
     def _sample_vectors(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         """Embeddings of the labels of up to :data:`_LABEL_SAMPLE` of ``nodes`` (a non-empty increasing array),
         evenly spaced in id order, ``_`` read as a space."""
-        sample = nodes[np.linspace(0, nodes.size - 1, min(_LABEL_SAMPLE, nodes.size)).astype(np.int64)]
-        return self.vectors([self.graph.node_labels[int(n)].replace("_", " ") for n in sample])
+        return self.vectors(
+            [self.graph.node_labels[n].replace("_", " ") for n in _spaced(nodes, _LABEL_SAMPLE).tolist()]
+        )
 
     @property
     def relation_words(self) -> frozenset[str]:
