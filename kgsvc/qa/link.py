@@ -846,7 +846,7 @@ class EntityLinker:
             best = found[0][1]
             keys = [k for k, shared in found if shared == best]
             nodes = self._rank([n for k in keys for n in self.index.nodes_of_key[k]], set(), {})
-            extra = len({w for w in phrase.split() if w not in STOPWORDS}) - best
+            extra = len(_content_words(phrase)) - best
             score = 0.9 * self.specificity(phrase)
             span = LinkedSpan(question[start:end], start, end, "words", score, tuple((n, 0.9, 0.0) for n in nodes))
             hits.append(((-best, extra, -(end - start)), span))

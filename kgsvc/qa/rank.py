@@ -472,15 +472,18 @@ class CandidateRanker:
         if keep is not None:
             order = [i for i in order if keep(items[i][1])]
         by = self._co_relations(question)
-        for test in (
-            # "the same *institution* as X": what X shares is one; "X's *co-winners*": what winners are linked to
-            (lambda c: _shares_into(self.graph, c, shared)) if shared else None,
-            (lambda c: _shares_by(c, by)) if by else None,
-        ):
-            if test is not None:  # when some candidate shares such a value, those that share another are dropped
-                shares = {i: test(items[i][1]) for i in order}
-                if any(shares.values()):
-                    order = [i for i in order if shares[i] is not False]
+
+        def into_shared(branch: Branch) -> bool:  # "the same *institution* as X": the value shared is one
+            relation, outgoing = branch.steps[0]
+            values = self.graph.snapshot.neighbors_via(branch.anchor, relation, outgoing=outgoing)  # O(degree)
+            return not shared.isdisjoint(values.tolist())
+
+        tests = [into_shared] if shared else []
+        tests += [lambda branch: branch.steps[0][0] in by] if by else []  # "X's *co-winners*": what winners name
+        for accepts in tests:  # when some candidate shares such a value, those that share another are dropped
+            shares = {i: _shares(items[i][1], accepts) for i in order}
+            if any(shares.values()):
+                order = [i for i in order if shares[i] is not False]
         top = order[: opts.embed_top]
         # the best few candidates that use every mention ("both X and Y") are always read against the question,
         # even when single-mention paths fill the cut by prior
@@ -810,15 +813,14 @@ class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
 _SHARED_SKIP = frozenset({"the", "a", "an", "his", "her", "their", "its", "same"})
 
 
-def _shares_into(graph: QAGraph, candidate: CandidatePattern, shared: frozenset[int]) -> bool | None:
-    """Whether ``candidate`` shares one of ``shared`` with its entity: a branch that walks a relation and straight
-    back along it (X → *r* → value ← *r* ← answer) through one of them; ``None`` when no branch shares a value.
-    O(the anchor's degree)."""
+def _shares(candidate: CandidatePattern, accepts: Callable[[Branch], bool]) -> bool | None:
+    """Whether ``candidate`` shares a value with its entity in a way ``accepts``: a branch that walks a relation and
+    straight back along it (X → *r* → value ← *r* ← answer) and that ``accepts`` takes; ``None`` when no branch
+    shares a value."""
     found: bool | None = None
     for branch in candidate.branches:
         if len(branch.steps) >= 2 and branch.steps[1] == (branch.steps[0][0], not branch.steps[0][1]):
-            values = graph.snapshot.neighbors_via(branch.anchor, branch.steps[0][0], outgoing=branch.steps[0][1])
-            found = bool(found) or not shared.isdisjoint(values.tolist())
+            found = bool(found) or accepts(branch)
     return found
 
 
@@ -828,16 +830,6 @@ def _spaced(nodes: npt.NDArray[np.int64], most: int) -> npt.NDArray[np.int64]:
         return nodes
     picked: npt.NDArray[np.int64] = nodes[np.linspace(0, nodes.size - 1, most).astype(np.int64)]
     return picked
-
-
-def _shares_by(candidate: CandidatePattern, relations: frozenset[int]) -> bool | None:
-    """Whether ``candidate`` shares a value with its entity through one of ``relations``: a branch that walks a
-    relation and straight back along it; ``None`` when no branch shares a value."""
-    found: bool | None = None
-    for branch in candidate.branches:
-        if len(branch.steps) >= 2 and branch.steps[1] == (branch.steps[0][0], not branch.steps[0][1]):
-            found = bool(found) or branch.steps[0][0] in relations
-    return found
 
 
 _MASK_WORD = re.compile(rf"(?<!\w){re.escape(MASK)}(?!\w)")
