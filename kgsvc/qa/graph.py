@@ -233,14 +233,15 @@ class QAGraph:
         as a year or an ISO 8601 date (a graph of plain triples has its years as entities: "1999"). What a question
         opening with "when" asks for. O(nodes) once, then cached."""
         if self._times is None:
-            found = set()
-            for node, (term, label) in enumerate(zip(self.node_terms, self.node_labels, strict=True)):
-                if _TIME_LABEL.match(str(label).strip()):
-                    found.add(node)
-                elif term.startswith('"') and "^^<" in term and _TIME_TYPE.search(term[term.rindex("^^<") :]):
-                    found.add(node)
-            self._times = frozenset(found)
+            self._times = frozenset(node for node in range(self.snapshot.n_nodes) if self.is_time(node))
         return self._times
+
+    def is_time(self, node: int) -> bool:
+        """Whether ``node`` is a date or a time (:meth:`times`). O(1)."""
+        term = self.node_terms[node]
+        if _TIME_LABEL.match(str(self.node_labels[node]).strip()):
+            return True
+        return term.startswith('"') and "^^<" in term and _TIME_TYPE.search(term[term.rindex("^^<") :]) is not None
 
     def node_id(self, term: str) -> int | None:
         """The node id of the N-Triples term text ``term`` (``<iri>``, ``"lex"…``, ``_:b``), or ``None``.

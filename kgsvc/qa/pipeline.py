@@ -64,6 +64,7 @@ from kgsvc import interrupt
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
+from kgsvc.qa.align import question_tokens
 from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, steps_into, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
@@ -84,7 +85,7 @@ from kgsvc.qa.result import (
     PatternGraph,
     PatternTriple,
 )
-from kgsvc.qa.zeroshot import stem_match
+from kgsvc.qa.zeroshot import SHARE_CUES, stem_match
 from kgsvc.retrieval.candidates import Candidates, candidate_set
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
@@ -344,7 +345,8 @@ class QuestionAnswerer:
             asked, modifiers = self._asked_classes(question, spans, linked.types)
             unread = _unread_class_nouns(question, spans, linked.types, modifiers, self.ranker.relation_words)
             read = _blank_spans(question, unread)
-            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, _asks_time(question), read)
+            needed = _modifying_mentions(question, spans, linked.types)
+            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, _asks_time(question), read, needed)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -539,6 +541,7 @@ class QuestionAnswerer:
         classes: Sequence[int] = (),
         time: bool | None = None,
         read: str | None = None,
+        needed: frozenset[int] = frozenset(),
     ) -> _Chosen | None:
         """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of
         the class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that
@@ -554,6 +557,10 @@ class QuestionAnswerer:
         keeps = [] if time is None else [self._ends_at_time(time)]
         if classes:
             keeps.append(_ends_in(self.graph, classes))
+        if needed:  # "which *physics* laureates …": the modifier of the asked noun is a condition on the answer
+            keeps.append(lambda c: needed <= {b.mention for b in c.branches})
+        if not SHARE_CUES.intersection(question_tokens(question)[0]):  # "X's date of birth": not the people born then
+            keeps.append(self._no_shared_time())
         values = {m for m, s in enumerate(spans) if s.method == "value"}
         if values:  # "which *women* …": the answer is what holds the value, one step from it
             keeps.append(
@@ -595,6 +602,23 @@ class QuestionAnswerer:
         anchors = {i: b.mention for i, b in enumerate(chosen.candidate.branches)}
         source: Literal["candidate", "baseline"] = "candidate" if self.exemplars is not None else "baseline"
         return _Chosen(pattern, names, anchors, source, chosen.score, chosen.signature, chosen.candidate)
+
+    def _no_shared_time(self) -> Callable[[CandidatePattern], bool]:
+        """A ``keep`` for :meth:`CandidateRanker.rank` in a question with no share cue: the candidates that do not
+        walk from their entity to a date or a time and straight back by the same relation ("X's *date of birth*" is
+        the date, not the people born that day, who are "born on the *same* day as X"). O(the entity's edges of
+        the relation) per such candidate."""
+        graph = self.graph
+
+        def keep(c: CandidatePattern) -> bool:
+            for b in c.branches:
+                if len(b.steps) >= 2 and b.steps[0][0] == b.steps[1][0] and b.steps[0][1] != b.steps[1][1]:
+                    ends = graph.snapshot.neighbors_via(b.anchor, b.steps[0][0], outgoing=b.steps[0][1])
+                    if any(graph.is_time(node) for node in ends.tolist()):
+                        return False
+            return True
+
+        return keep
 
     def _ends_at_time(self, time: bool) -> Callable[[CandidatePattern], bool]:
         """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates every branch of which ends with a step that
@@ -885,6 +909,22 @@ def _unread_class_nouns(
         and not any(stem_match(fold(t.text).split()[-1], w) for w in relation_words)
     ]
     return [(t.start, t.end) for t in [*modifiers, *named]]
+
+
+def _modifying_mentions(question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> frozenset[int]:
+    """The linked mentions (by index in ``spans``) that modify the noun a question asks for ("which *physics*
+    laureates …", "which winners of *the chemistry* prize …"): written right before it, or in an "of" phrase
+    right after it (:data:`_OF_PHRASE`). Each is a condition on the answer, so a candidate that leaves it out
+    answers another question ("which laureates were born in Hungary")."""
+    needed = set()
+    for t in types:
+        if not _asks_for(question, t.start, spans):
+            continue
+        for i, s in enumerate(spans):
+            before = s.end <= t.start and not question[s.end : t.start].strip()
+            if before or (s.start >= t.end and _OF_PHRASE.fullmatch(question[t.end : s.start])):
+                needed.add(i)
+    return frozenset(needed)
 
 
 def _heads(question: str, mention: TypeMention, modifiers: Sequence[TypeMention]) -> bool:
