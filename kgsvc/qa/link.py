@@ -124,6 +124,12 @@ _PLACE = re.compile(r"^(?P<name>[^,]+),\s+(?P<qualifier>[^,]+)$")
 _ORGANISATION_HEADS = frozenset(
     "University Institute College Hospital Laboratory Laboratories School Foundation Centre Center".split()
 )
+#: The heads of the two-word names of universities and colleges whose first word alone is how people write them
+#: ("Yale", "Harvard"); no alias where a node has that exact name ("Munich" for *Munich University*: the city).
+_ACADEMIC_HEADS = frozenset({"University", "College"})
+#: Lower-case particles of family names ("Hans Karl August Simon *von* Euler-Chelpin", "Johannes Diderik *van der*
+#: Waals"): a given name with the family name from the particle on is an alias.
+_NAME_PARTICLES = frozenset("von van der den de du da das del della di la le ten ter zu y bin ibn al".split())
 #: An organisation's name written "<head> of <name>" ("University of Basel"), for its alias "<name> <head>".
 _OF_NAME = re.compile(r"^(?P<head>[A-Z]\w+) of (?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?)$")
 #: The label distance of a homonym whose qualifier the question does not name when another's it does ("Madison,
@@ -211,9 +217,16 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
         found.append((" ".join(tokens[:-1]), tokens[-1]))  # "Carnegie Mellon University" → "Carnegie Mellon"
     if capitalised and len(tokens) == 2 and tokens[-1] in _ORGANISATION_HEADS:
         found.append((f"{tokens[-1]} of {tokens[0]}", ""))  # "Basel University" ↔ "University of Basel"
+        if tokens[-1] in _ACADEMIC_HEADS and len(tokens[0]) >= 4:
+            found.append((tokens[0], tokens[-1]))  # "worked at Yale": behind a node named "Yale" (a film, a person)
     of = _OF_NAME.match(label)
     if of is not None and of.group("head") in _ORGANISATION_HEADS:
         found.append((f"{of.group('name')} {of.group('head')}", ""))
+    particle = next((i for i, t in enumerate(tokens) if i >= 2 and t in _NAME_PARTICLES), None)
+    if particle is not None and all(_NAME_TOKEN.match(t) for t in tokens[:particle]) and len(tokens) <= 8:
+        family = " ".join(tokens[particle:])  # "Hans Karl August Simon von Euler-Chelpin": "Hans von Euler-Chelpin"
+        if all(_NAME_TOKEN.match(t) or t in _NAME_PARTICLES for t in tokens[particle:]):
+            found.extend((f"{t} {family}", "") for t in tokens[:particle] if not t.endswith(".") and len(t) > 1)
     named = 3 <= len(tokens) <= 5 and capitalised and not tokens[-1].endswith(".")
     if named and _key(tokens[-1]) not in plurals and tokens[-1] not in _ORGANISATION_HEADS:
         last = tokens[-1]
@@ -808,7 +821,13 @@ class EntityLinker:
                 # a node named so only without its qualifier stands behind ("Czechoslovakia" is also *Czechoslovakia
                 # (now Czech Republic)*, where the graph's laureates were born); the first few, as the match reads
                 labelled_so = set(nodes)
-                qualifiers = {n: q for n, q in self.index.alias_nodes.get(key, ()) if q and n not in labelled_so}
+                # a one-word name without its head noun ("Munich" for *Munich University*) is none beside the city
+                one_word = " " not in key
+                qualifiers = {
+                    n: q
+                    for n, q in self.index.alias_nodes.get(key, ())
+                    if q and n not in labelled_so and not (one_word and q.capitalize() in _ACADEMIC_HEADS)
+                }
                 homonyms = self._rank(list(qualifiers), question_words, qualifiers)[:_QUALIFIED_BEHIND]
                 ranked += [(n, 0.85, _UNNAMED_HOMONYM) for n in homonyms]
                 base, method = (1.0, "exact") if exact else (0.9, "normalised")

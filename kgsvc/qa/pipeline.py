@@ -106,6 +106,10 @@ _ASKED_NOUN = re.compile(r"\W*(?:which|what|how\s+many)\s+([^\W\d_]+)\b", re.IGN
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:other\s+)?(?:\S+\s+)?$", re.IGNORECASE)
 #: The words before a class noun that says what is shared ("the same *institution*", "shared the *Nobel Prize*").
 _SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNORECASE)
+#: The word right before the noun a question asks for, when it is no wh-word ("which *Nobel* winners").
+_WORD_BEFORE = re.compile(r"\b(?:which|what)\s+(?!(?:other|are|were|the)\b)([^\W\d_][\w-]*)\s+$", re.IGNORECASE)
+#: What lies between the noun a question asks for and an entity in a phrase modifying it ("winners| at |Yale").
+_MODIFYING_PHRASE = re.compile(r"\s+(?:of|at|from|in)\s+(?:\S+\s+){0,3}", re.IGNORECASE)
 #: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
 _OF_PHRASE = re.compile(r"\s+of\s+(?:\S+\s+){0,3}", re.IGNORECASE)
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
@@ -236,6 +240,10 @@ class QuestionAnswerer:
             types = tuple(sorted(self.graph.types(entity.nodes[0][0])))
             head, phrase = noun, question[noun.start : entity.end]
             modifier = TypeMention(entity.text, entity.start, entity.end, types)
+        elif not noun.classes and (word := _WORD_BEFORE.search(question[: noun.start])) and not _inside(word, spans):
+            # "which *Nobel* winners": the word before the noun modifies it, as a class noun would
+            head, phrase = noun, question[word.start(1) : noun.end]
+            modifier = TypeMention(word.group(1), word.start(1), word.end(1), ())
         else:
             return frozenset(noun.classes) or nearest_classes(self.graph, self.ranker, fold(noun.text)), None
         classes = modified_classes(
@@ -913,18 +921,24 @@ def _unread_class_nouns(
 
 def _modifying_mentions(question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> frozenset[int]:
     """The linked mentions (by index in ``spans``) that modify the noun a question asks for ("which *physics*
-    laureates …", "which winners of *the chemistry* prize …"): written right before it, or in an "of" phrase
-    right after it (:data:`_OF_PHRASE`). Each is a condition on the answer, so a candidate that leaves it out
-    answers another question ("which laureates were born in Hungary")."""
+    laureates …", "which winners of *the chemistry* prize …", "which winners at *Yale* …"): written right before
+    it, or in an "of", "at", "from" or "in" phrase right after it (:data:`_MODIFYING_PHRASE`). Each is a condition
+    on the answer, so a candidate that leaves it out answers another question ("which laureates were born in
+    Hungary")."""
     needed = set()
     for t in types:
         if not _asks_for(question, t.start, spans):
             continue
         for i, s in enumerate(spans):
             before = s.end <= t.start and not question[s.end : t.start].strip()
-            if before or (s.start >= t.end and _OF_PHRASE.fullmatch(question[t.end : s.start])):
+            if before or (s.start >= t.end and _MODIFYING_PHRASE.fullmatch(question[t.end : s.start])):
                 needed.add(i)
     return frozenset(needed)
+
+
+def _inside(word: re.Match[str], spans: Sequence[LinkedSpan]) -> bool:
+    """Whether the matched word (group 1) overlaps a linked span."""
+    return any(s.start < word.end(1) and word.start(1) < s.end for s in spans)
 
 
 def _heads(question: str, mention: TypeMention, modifiers: Sequence[TypeMention]) -> bool:

@@ -11,6 +11,12 @@ exemplars, answers checked against hand-written SPARQL).
   people born that day) needs a share cue ("born on the *same* day as X";
   :meth:`kgsvc.qa.pipeline.QuestionAnswerer._no_shared_time`). main read "date" and "birth" as one step each and
   answered the people born that day.
+* "Which *Nobel* winners …": a word before the asked noun modifies it as a class noun would ("winners" alone is
+  nearest to the class *Nobel Prize*); "which winners *at Yale* …": an "at" / "from" / "in" phrase after it is a
+  condition too.
+* Names as people write them: a university's first word alone ("Yale" for *Yale University*), unless a node has that
+  exact name ("Munich" is the city, not *Munich University*); a given name with the family name from its particle on
+  ("Hans von Euler-Chelpin" for *Hans Karl August Simon von Euler-Chelpin*).
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from collections.abc import Iterator
 import pytest
 
 import kgsvc
-from kgsvc.qa.link import LinkedSpan, TypeMention
-from kgsvc.qa.pipeline import _modifying_mentions
+from kgsvc.qa.link import LinkedSpan, TypeMention, aliases
+from kgsvc.qa.options import QAOptions
+from kgsvc.qa.pipeline import _main_spans, _modifying_mentions
+from kgsvc.qa.service import answerer_for
 from tests.qa.conftest import hand_answers, indexed_turtle
 
 TURTLE = """\
@@ -45,7 +53,9 @@ ex:physics rdfs:label "physics" .
 ex:chemistry rdfs:label "chemistry" .
 ex:Tarn a ex:City ; rdfs:label "Tarn" .
 ex:Lisk a ex:City ; rdfs:label "Lisk" .
-ex:Orrin a ex:Organisation ; rdfs:label "Orrin Hale University" ; ex:nobelLaureates ex:Ada, ex:Bo, ex:Cy .
+ex:memberOf rdfs:label "member of" .
+ex:Orrin a ex:Organisation ; rdfs:label "Yale University" ; ex:nobelLaureates ex:Ada, ex:Bo, ex:Cy .
+ex:TarnU a ex:Organisation ; rdfs:label "Tarn University" ; ex:nobelLaureates ex:Gil .
 ex:P1950 a ex:NobelPrize ; rdfs:label "Nobel 1950 chemistry" ; ex:category ex:chemistry ; ex:year "1950" ;
     ex:award ex:Ada, ex:Dee .
 ex:P1961 a ex:NobelPrize ; rdfs:label "Nobel 1961 physics" ; ex:category ex:physics ; ex:year "1961" ;
@@ -55,11 +65,12 @@ ex:P1972 a ex:NobelPrize ; rdfs:label "Nobel 1972 physics" ; ex:category ex:phys
 ex:P1983 a ex:NobelPrize ; rdfs:label "Nobel 1983 chemistry" ; ex:category ex:chemistry ; ex:year "1983" ;
     ex:award ex:Gil .
 
-ex:Ada a ex:Laureate ; rdfs:label "Ada Quill" ; ex:laureateAward ex:P1950 ; ex:birthPlace ex:Tarn ;
+ex:Ada a ex:Laureate ; rdfs:label "Ada Quill" ; ex:memberOf ex:Orrin ; ex:laureateAward ex:P1950 ;
+    ex:birthPlace ex:Tarn ;
     ex:birthDate "1901-03-04"^^xsd:date .
-ex:Bo a ex:Laureate ; rdfs:label "Bo Hart" ; ex:laureateAward ex:P1961 ; ex:birthPlace ex:Tarn ;
+ex:Bo a ex:Laureate ; rdfs:label "Bo Hart" ; ex:memberOf ex:Orrin ; ex:laureateAward ex:P1961 ; ex:birthPlace ex:Tarn ;
     ex:birthDate "1901-03-04"^^xsd:date .
-ex:Cy a ex:Laureate ; rdfs:label "Cy Hal" ; ex:laureateAward ex:P1972 ; ex:birthPlace ex:Lisk ;
+ex:Cy a ex:Laureate ; rdfs:label "Cy Hal" ; ex:memberOf ex:Orrin ; ex:laureateAward ex:P1972 ; ex:birthPlace ex:Lisk ;
     ex:birthDate "1920-05-06"^^xsd:date .
 ex:Dee a ex:Laureate ; rdfs:label "Dee Marsh" ; ex:laureateAward ex:P1950 ; ex:birthPlace ex:Lisk ;
     ex:birthDate "1901-03-04"^^xsd:date .
@@ -67,7 +78,8 @@ ex:Eli a ex:Laureate ; rdfs:label "Eli Stone" ; ex:laureateAward ex:P1961 ; ex:b
     ex:birthDate "1915-07-08"^^xsd:date .
 ex:Fay a ex:Laureate ; rdfs:label "Fay Lund" ; ex:laureateAward ex:P1972 ; ex:birthPlace ex:Lisk ;
     ex:birthDate "1930-09-10"^^xsd:date .
-ex:Gil a ex:Laureate ; rdfs:label "Gil Ward" ; ex:laureateAward ex:P1983 ; ex:birthPlace ex:Tarn ;
+ex:Gil a ex:Laureate ; rdfs:label "Gil Karl Otto von Ward" ; ex:memberOf ex:TarnU ; ex:laureateAward ex:P1983 ;
+    ex:birthPlace ex:Tarn ;
     ex:birthDate "1940-11-12"^^xsd:date .
 """
 EX = "http://example.org/"
@@ -137,3 +149,37 @@ def test_a_date_of_birth_is_the_date_not_the_people_born_that_day(prizes: kgsvc.
     shared = hand_answers(prizes, query, "prizes")
     assert shared == [f"{EX}Bo", f"{EX}Dee"]
     assert _answers(prizes, "Who was born on the same day as Ada Quill?") == shared
+
+
+def test_a_word_before_the_asked_noun_modifies_it(prizes: kgsvc.KG) -> None:
+    qa = answerer_for(prizes, "prizes", QAOptions())
+    question = "Which Nobel winners were born in Lisk?"
+    linked = qa.linker.link_types(question)
+    spans = _main_spans(linked.spans, QAOptions().min_relative_score)
+    asked, _ = qa._asked_classes(question, spans, linked.types)
+    assert [qa.graph.node_labels[c] for c in asked] == ["Laureate"]
+    expected = hand_answers(prizes, f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Lisk> }}", "prizes")
+    assert _answers(prizes, question) == expected
+
+
+def test_a_university_by_its_first_word_and_a_name_from_its_particle() -> None:
+    assert ("Yale", "University") in aliases("Yale University")
+    assert ("Hans von Euler-Chelpin", "") in aliases("Hans Karl August Simon von Euler-Chelpin")
+    assert aliases("Louis de Broglie") == []  # one given name: the label itself
+
+
+def test_names_as_people_write_them_link(prizes: kgsvc.KG) -> None:
+    qa = answerer_for(prizes, "prizes", QAOptions())
+    [yale] = qa.linker.link("Who worked at Yale?")
+    assert {qa.graph.node_labels[n] for n, *_ in yale.nodes} == {"Yale University"}
+    [tarn] = qa.linker.link("Who was born in Tarn?")
+    assert {qa.graph.node_labels[n] for n, *_ in tarn.nodes} == {"Tarn"}  # the city, not *Tarn University*
+    expected = hand_answers(prizes, f"SELECT ?x WHERE {{ <{EX}Gil> <{EX}birthPlace> ?x }}", "prizes")
+    assert _answers(prizes, "Where was Gil von Ward born?") == expected
+
+
+def test_an_entity_in_a_phrase_after_the_asked_noun_is_a_condition(prizes: kgsvc.KG) -> None:
+    query = f"SELECT ?x WHERE {{ ?x <{EX}memberOf> <{EX}Orrin> . ?x <{EX}birthPlace> <{EX}Tarn> }}"
+    expected = hand_answers(prizes, query, "prizes")
+    assert expected == [f"{EX}Ada", f"{EX}Bo"]
+    assert _answers(prizes, "Which Nobel winners at Yale were born in Tarn?") == expected
