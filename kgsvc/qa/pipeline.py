@@ -112,6 +112,8 @@ _WORD_BEFORE = re.compile(r"\b(?:which|what)\s+(?!(?:other|are|were|the)\b)([^\W
 _MODIFYING_PHRASE = re.compile(r"\s+(?:of|at|from|in)\s+(?:\S+\s+){0,3}", re.IGNORECASE)
 #: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
 _OF_PHRASE = re.compile(r"\s+of\s+(?:\S+\s+){0,3}", re.IGNORECASE)
+#: Most nodes a walk of :func:`_passes` gathers per step.
+_WALK_CAP = 50_000
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
 _WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
 
@@ -354,7 +356,9 @@ class QuestionAnswerer:
             unread = _unread_class_nouns(question, spans, linked.types, modifiers, self.ranker.relation_words)
             read = _blank_spans(question, unread)
             needed = _modifying_mentions(question, spans, linked.types)
-            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, _asks_time(question), read, needed)
+            when = _asks_time(question)
+            through = _passed_classes(question, spans, linked.types, modifiers) if when else []
+            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, when, read, needed, through)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -550,6 +554,7 @@ class QuestionAnswerer:
         time: bool | None = None,
         read: str | None = None,
         needed: frozenset[int] = frozenset(),
+        through: Sequence[frozenset[int]] = (),
     ) -> _Chosen | None:
         """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of
         the class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that
@@ -579,7 +584,11 @@ class QuestionAnswerer:
             )
         # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
         need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
-        if keeps:
+        passes = [_passes(self.graph, classes) for classes in through]
+        if passes:  # "when was X given *the Nobel Prize*": the time of X's prize
+            every = [*keeps, *passes]
+            ranked = self.ranker.rank(text, spans, opts, extra, keep=lambda c: all(k(c) for k in every), exact_top=need)
+        if keeps and not ranked:
             ranked = self.ranker.rank(text, spans, opts, extra, keep=lambda c: all(k(c) for k in keeps), exact_top=need)
         if not ranked:
             ranked = self.ranker.rank(text, spans, opts, extra, exact_top=need)
@@ -873,6 +882,49 @@ def _ends_in(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePat
     typed = graph.instances(classes)
     can_end = class_filter(graph, typed)
     return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(graph.snapshot, c))
+
+
+def _passed_classes(
+    question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention], modifiers: Sequence[TypeMention]
+) -> list[frozenset[int]]:
+    """The classes of the class nouns a question names but does not ask for, nor uses to modify the asked noun or
+    to say what is shared ("when was X given *the Nobel Prize*"): in a question asking for a time, the path to it
+    passes an instance of each (:func:`_passes`)."""
+    return [
+        frozenset(t.classes)
+        for t in types
+        if t.classes
+        and not _asks_for(question, t.start, spans)
+        and not _heads(question, t, modifiers)
+        and not any(m.start == t.start for m in modifiers)
+        and not _SHARE_BEFORE.search(question[: t.start])
+    ]
+
+
+def _passes(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePattern], bool]:
+    """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates a branch of which walks through an instance of
+    one of ``classes`` before its last step: a step that can end at one (:func:`~kgsvc.qa.candidates.steps_into`,
+    cheap, first) to a set of nodes that holds one (the walk stops growing past ``_WALK_CAP`` nodes).
+
+    O(Σ degree of the nodes walked) per candidate that passes the first test."""
+    snapshot = graph.snapshot
+    typed = graph.instances(classes)
+    inner = steps_into(snapshot, typed)
+
+    def passes(branch: Branch) -> bool:
+        current = {branch.anchor}
+        for step in branch.steps[:-1]:
+            following: set[int] = set()
+            for node in current:
+                following.update(snapshot.neighbors_via(node, step[0], outgoing=step[1]).tolist())
+                if len(following) > _WALK_CAP:
+                    break
+            if step in inner and not typed.isdisjoint(following):
+                return True
+            current = following
+        return False
+
+    return lambda c: any(passes(b) for b in c.branches if any(step in inner for step in b.steps[:-1]))
 
 
 def _asks_time(question: str) -> bool | None:

@@ -14,6 +14,7 @@ exemplars, answers checked against hand-written SPARQL).
 * "Which *Nobel* winners …": a word before the asked noun modifies it as a class noun would ("winners" alone is
   nearest to the class *Nobel Prize*); "which winners *at Yale* …": an "at" / "from" / "in" phrase after it is a
   condition too.
+* "When was X given *the Nobel Prize*?" asks for the time of X's prize, not the one-step time (a birth date).
 * Names as people write them: a university's first word alone ("Yale" for *Yale University*), unless a node has that
   exact name ("Munich" is the city, not *Munich University*); a given name with the family name from its particle on
   ("Hans von Euler-Chelpin" for *Hans Karl August Simon von Euler-Chelpin*).
@@ -47,6 +48,8 @@ ex:nobelLaureates rdfs:label "nobel laureates" .
 ex:category rdfs:label "category" .
 ex:birthPlace rdfs:label "birth place" .
 ex:birthDate rdfs:label "birth date" .
+ex:deathDate rdfs:label "death date" .
+ex:givenName rdfs:label "given name" .
 ex:year rdfs:label "year" .
 
 ex:physics rdfs:label "physics" .
@@ -66,7 +69,7 @@ ex:P1983 a ex:NobelPrize ; rdfs:label "Nobel 1983 chemistry" ; ex:category ex:ch
     ex:award ex:Gil .
 
 ex:Ada a ex:Laureate ; rdfs:label "Ada Quill" ; ex:memberOf ex:Orrin ; ex:laureateAward ex:P1950 ;
-    ex:birthPlace ex:Tarn ;
+    ex:birthPlace ex:Tarn ; ex:givenName "Ada" ; ex:deathDate "1970-01-02"^^xsd:date ;
     ex:birthDate "1901-03-04"^^xsd:date .
 ex:Bo a ex:Laureate ; rdfs:label "Bo Hart" ; ex:memberOf ex:Orrin ; ex:laureateAward ex:P1961 ; ex:birthPlace ex:Tarn ;
     ex:birthDate "1901-03-04"^^xsd:date .
@@ -183,3 +186,13 @@ def test_an_entity_in_a_phrase_after_the_asked_noun_is_a_condition(prizes: kgsvc
     expected = hand_answers(prizes, query, "prizes")
     assert expected == [f"{EX}Ada", f"{EX}Bo"]
     assert _answers(prizes, "Which Nobel winners at Yale were born in Tarn?") == expected
+
+
+def test_a_time_asked_of_a_named_class_is_the_time_of_its_instance(prizes: kgsvc.KG) -> None:
+    """ "When was X given *the Nobel Prize*?": the class noun the question names but does not ask for is passed on
+    the way to the time (:func:`kgsvc.qa.pipeline._passes`); main answered X's birth date, a one-step time, with
+    "given" read as the *given name* step of a detour."""
+    query = f"SELECT ?x WHERE {{ <{EX}Ada> <{EX}laureateAward> ?p . ?p <{EX}year> ?x }}"
+    assert hand_answers(prizes, query, "prizes") == ["1950"]
+    assert _answers(prizes, "When was Ada Quill given the Nobel Prize?") == ["1950"]
+    assert _answers(prizes, "When was Ada Quill born?") == ["1901-03-04"]
