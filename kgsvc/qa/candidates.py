@@ -43,7 +43,7 @@ one stored triple per step, the same triple for several steps where the walk goe
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,6 +58,7 @@ __all__ = [
     "Branch",
     "CandidatePattern",
     "Enumeration",
+    "branch_walk",
     "candidate_pattern",
     "enumerate_candidates",
     "enumerate_paths",
@@ -157,6 +158,22 @@ def steps_into(snapshot: GraphSnapshot, nodes: Collection[int] | np.ndarray) -> 
     gathered = _gather(snapshot, ids, int(snapshot.indptr[-1]), True)
     assert gathered is not None  # the cap is every entry of the graph
     return {(k >> 1, not (k & 1)) for k in np.unique(gathered[0]).tolist()}
+
+
+def branch_walk(snapshot: GraphSnapshot, branch: Branch, *, cap: int = 50_000) -> Iterator[tuple[RelStep, set[int]]]:
+    """The nodes ``branch`` reaches, step by step: each step with the set of nodes at its end under SPARQL semantics
+    (every walk, backtracking included); a set growing past ``cap`` nodes stops growing.
+
+    O(Σ degree of the nodes walked)."""
+    current = {branch.anchor}
+    for step in branch.steps:
+        following: set[int] = set()
+        for node in current:
+            following.update(snapshot.neighbors_via(node, step[0], outgoing=step[1]).tolist())
+            if len(following) > cap:
+                break
+        yield step, following
+        current = following
 
 
 def step_share(snapshot: GraphSnapshot, node: int, step: RelStep) -> float:

@@ -58,7 +58,7 @@ from kgsvc.qa.aggregate import (
     order_sparql,
     pick_attribute,
 )
-from kgsvc.qa.candidates import CandidatePattern, candidate_pattern
+from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_pattern
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
@@ -90,17 +90,7 @@ def candidate_ends(snapshot: Any, candidate: CandidatePattern, *, cap: int = 50_
 
     O(Σ degree of the nodes walked).
     """
-    sets = []
-    for branch in candidate.branches:
-        current = {branch.anchor}
-        for relation, outgoing in branch.steps:
-            following: set[int] = set()
-            for node in current:
-                following.update(snapshot.neighbors_via(node, relation, outgoing=outgoing).tolist())
-                if len(following) > cap:
-                    break
-            current = following
-        sets.append(current)
+    sets = [[{b.anchor}, *(ends for _, ends in branch_walk(snapshot, b, cap=cap))][-1] for b in candidate.branches]
     ends = set.intersection(*sets)
     if len(sets) > 1:
         ends -= {b.anchor for b in candidate.branches}

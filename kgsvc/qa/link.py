@@ -30,9 +30,12 @@ without a subtitle after `` - `` or ``: `` (``Technion - Israel Institute of Tec
 without the head noun that ends an organisation's name of two or more capitalised words before it (``Carnegie Mellon
 University`` → ``Carnegie Mellon``; 2026-11-27; one label distance unit of 0.1 behind a node whose name is written
 so: "Niels Bohr" is the physicist before the *Niels Bohr Institute*), and with the head noun before an "of"
-(``Basel University`` ↔ ``University of Basel``, 2026-11-27). An alias
-match scores 0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``;
-with nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
+(``Basel University`` ↔ ``University of Basel``, 2026-11-27). Since 2026-11-27 (night) a two-word university's or
+college's first word alone (``Yale University`` → ``Yale``; none where a node is named exactly so: "Munich" is the
+city, not *Munich University*), and a given name with the family name from its particle on (``Hans Karl August Simon
+von Euler-Chelpin`` → ``Hans von Euler-Chelpin``; not in an institution's name). An alias match scores 0.85. A
+capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``; with nothing else
+linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
 words equal a label's but for at most one word each way, order free, sharing a number or at least three words
 (``2011 Nobel Prize in economics`` → ``Nobel 2011 economics``), punctuation and a possessive ending aside since
 2026-11-27 (``Beckman Instruments' Semiconductor Laboratory`` → ``Semiconductor Laboratory of Beckman Instruments,
@@ -119,8 +122,8 @@ _QUALIFIED = re.compile(r"^(?P<name>.+?)\s*\((?P<qualifier>[^()]+)\)$")
 _SUBTITLE = re.compile(r"^(?P<name>.+?)(?:\s+-\s+|:\s+).+$")
 _PLACE = re.compile(r"^(?P<name>[^,]+),\s+(?P<qualifier>[^,]+)$")
 #: The last word of an organisation's name that people leave out ("worked at Carnegie Mellon"): a name of two or more
-#: capitalised words before it is an alias (a one-word one, "Harvard", would also be a word of film titles and the
-#: like: "Monsters University").
+#: capitalised words before it is an alias (a one-word one only before :data:`_ACADEMIC_HEADS`: "Monsters
+#: University" is a film title too).
 _ORGANISATION_HEADS = frozenset(
     "University Institute College Hospital Laboratory Laboratories School Foundation Centre Center".split()
 )
@@ -129,7 +132,13 @@ _ORGANISATION_HEADS = frozenset(
 _ACADEMIC_HEADS = frozenset({"University", "College"})
 #: Lower-case particles of family names ("Hans Karl August Simon *von* Euler-Chelpin", "Johannes Diderik *van der*
 #: Waals"): a given name with the family name from the particle on is an alias.
-_NAME_PARTICLES = frozenset("von van der den de du da das del della di la le ten ter zu y bin ibn al".split())
+_NAME_PARTICLES = frozenset("von van der den de du da das del della di la le ten ter zu 't bin ibn al".split())
+#: Words of an institution's name, which a family-name particle does not make a person's ("Institut Français *du*
+#: Pétrole", "Istituto Superiore *di* Sanità").
+_INSTITUTION_WORDS = _ORGANISATION_HEADS | frozenset(
+    "Institut Instituto Istituto Université Universität Universidad Università Universiteit Laboratoire Zoologisches "
+    "Hôpital École Ecole Escuela Scuola Academy Akademie Society Museum".split()
+)
 #: An organisation's name written "<head> of <name>" ("University of Basel"), for its alias "<name> <head>".
 _OF_NAME = re.compile(r"^(?P<head>[A-Z]\w+) of (?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?)$")
 #: The label distance of a homonym whose qualifier the question does not name when another's it does ("Madison,
@@ -218,15 +227,16 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     if capitalised and len(tokens) == 2 and tokens[-1] in _ORGANISATION_HEADS:
         found.append((f"{tokens[-1]} of {tokens[0]}", ""))  # "Basel University" ↔ "University of Basel"
         if tokens[-1] in _ACADEMIC_HEADS and len(tokens[0]) >= 4:
-            found.append((tokens[0], tokens[-1]))  # "worked at Yale": behind a node named "Yale" (a film, a person)
+            found.append((tokens[0], tokens[-1]))  # "worked at Yale"; none beside a node named "Yale" (the linker)
     of = _OF_NAME.match(label)
     if of is not None and of.group("head") in _ORGANISATION_HEADS:
         found.append((f"{of.group('name')} {of.group('head')}", ""))
     particle = next((i for i, t in enumerate(tokens) if i >= 2 and t in _NAME_PARTICLES), None)
-    if particle is not None and all(_NAME_TOKEN.match(t) for t in tokens[:particle]) and len(tokens) <= 8:
+    given = tokens[:particle] if particle is not None else []
+    if given and all(_NAME_TOKEN.match(t) and t not in _INSTITUTION_WORDS for t in given) and len(tokens) <= 8:
         family = " ".join(tokens[particle:])  # "Hans Karl August Simon von Euler-Chelpin": "Hans von Euler-Chelpin"
         if all(_NAME_TOKEN.match(t) or t in _NAME_PARTICLES for t in tokens[particle:]):
-            found.extend((f"{t} {family}", "") for t in tokens[:particle] if not t.endswith(".") and len(t) > 1)
+            found.extend((f"{t} {family}", "") for t in given if not t.endswith(".") and len(t) > 1)
     named = 3 <= len(tokens) <= 5 and capitalised and not tokens[-1].endswith(".")
     if named and _key(tokens[-1]) not in plurals and tokens[-1] not in _ORGANISATION_HEADS:
         last = tokens[-1]

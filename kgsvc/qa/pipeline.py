@@ -65,14 +65,14 @@ from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.align import question_tokens
-from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, steps_into, verbalise
+from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_pattern, steps_into, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import Reworded, as_question, asks_who
-from kgsvc.qa.rank import CandidateRanker, class_filter, modified_classes, nearest_classes
+from kgsvc.qa.rank import CandidateRanker, RankedCandidate, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -107,13 +107,19 @@ _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:ot
 #: The words before a class noun that says what is shared ("the same *institution*", "shared the *Nobel Prize*").
 _SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNORECASE)
 #: The word right before the noun a question asks for, when it is no wh-word ("which *Nobel* winners").
-_WORD_BEFORE = re.compile(r"\b(?:which|what)\s+(?!(?:other|are|were|the)\b)([^\W\d_][\w-]*)\s+$", re.IGNORECASE)
+_WORD_BEFORE = re.compile(r"\b(?:which|what)\s+([^\W\d_][\w-]*)\s+$", re.IGNORECASE)
+#: The word right after a position ("the Nobel Prize *winner* X").
+_NEXT_WORD = re.compile(r"\s+([^\W\d_][\w-]*)")
 #: What lies between the noun a question asks for and an entity in a phrase modifying it ("winners| at |Yale").
-_MODIFYING_PHRASE = re.compile(r"\s+(?:of|at|from|in)\s+(?:\S+\s+){0,3}", re.IGNORECASE)
+_MODIFYING_PHRASE = re.compile(r"\s+(?:of|at|from|in)\s+(?:(?:the|a|an)\s+)?(?:[A-Z0-9][\w'.-]*\s+){0,3}")
 #: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
 _OF_PHRASE = re.compile(r"\s+of\s+(?:\S+\s+){0,3}", re.IGNORECASE)
-#: Most nodes a walk of :func:`_passes` gathers per step.
-_WALK_CAP = 50_000
+#: Ends of a step from an entity read to tell whether the step ends at dates (:meth:`QuestionAnswerer._no_shared_time`).
+_TIME_SAMPLE = 64
+#: Words that say a value is shared, so a walk to a date and back is what is asked ("born the *same* day as X").
+_SHARED_WORDS = SHARE_CUES | {"else"}
+#: Number words that stand between "which" and a noun ("which *two* laureates").
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten dozen few several many".split())
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
 _WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
 
@@ -161,6 +167,9 @@ class QuestionAnswerer:
         default=None, repr=False
     )
     _earlier_version: int | None = field(default=None, repr=False)
+    _class_steps: dict[frozenset[int], tuple[frozenset[int], frozenset[tuple[int, bool]]]] = field(
+        default_factory=dict, repr=False
+    )
 
     # -- setup ---------------------------------------------------------------------------------------------------
 
@@ -231,7 +240,8 @@ class QuestionAnswerer:
         "winners *of the 1924 Nobel Prize in Literature*"): the head noun's class mention counts, else the class
         label nearest to the head (:func:`~kgsvc.qa.rank.nearest_classes`), unless that is the class the modifier
         names — a prize's winners are not prizes — when it is the nearest class to the whole phrase other than the
-        modifier's ("Nobel Prize winners" → Laureate)."""
+        modifier's ("Nobel Prize winners" → Laureate). A word between "which" / "what" and the noun modifies it
+        likewise ("which *Nobel* winners", :func:`_modifying_word`)."""
         following = after[0] if after else None
         entity = next((s for s in spans if s.start >= noun.end), None)
         if following is not None and not question[noun.end : following.start].strip():
@@ -242,7 +252,7 @@ class QuestionAnswerer:
             types = tuple(sorted(self.graph.types(entity.nodes[0][0])))
             head, phrase = noun, question[noun.start : entity.end]
             modifier = TypeMention(entity.text, entity.start, entity.end, types)
-        elif not noun.classes and (word := _WORD_BEFORE.search(question[: noun.start])) and not _inside(word, spans):
+        elif not noun.classes and (word := _modifying_word(question[: noun.start], spans)) is not None:
             # "which *Nobel* winners": the word before the noun modifies it, as a class noun would
             head, phrase = noun, question[word.start(1) : noun.end]
             modifier = TypeMention(word.group(1), word.start(1), word.end(1), ())
@@ -357,7 +367,7 @@ class QuestionAnswerer:
             read = _blank_spans(question, unread)
             needed = _modifying_mentions(question, spans, linked.types)
             when = _asks_time(question)
-            through = _passed_classes(question, spans, linked.types, modifiers) if when else []
+            through = _passed_classes(question, spans, linked.types, modifiers, self.graph) if when else []
             chosen = self._grounded_pattern(question, spans, opts, inferred, asked, when, read, needed, through)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
@@ -562,18 +572,17 @@ class QuestionAnswerer:
         (:meth:`_typed`). With ``time`` (:func:`_asks_time`: ``True`` for "when …", ``False`` for "where …"), only
         candidates whose last steps can end at a date or time (:meth:`QAGraph.times`), or at something else, are
         ranked, when any are; with a category value read off the asked noun (:meth:`_value_noun`), only candidates
-        whose answer holds it. The ranker reads ``read`` (the question with the class nouns that name no step blanked,
-        :func:`_unread_class_nouns`) where given; the LLM the question itself."""
+        whose answer holds it. Readings of the question's structure come on top, and are dropped first when no
+        candidate fits them all: with ``needed`` (:func:`_modifying_mentions`: "which *physics* laureates"), only
+        candidates that use those mentions; with ``through`` (:func:`_passed_classes`), only those that pass an
+        instance of each class (:meth:`_passes`); in a question with no share cue, none that walks from its entity to
+        a date and back (:meth:`_no_shared_time`). The ranker reads ``read`` (the question with the class nouns that
+        name no step blanked, :func:`_unread_class_nouns`) where given; the LLM the question itself."""
         extra = list(inferred or ())
         text = question if read is None else read
-        ranked = []
         keeps = [] if time is None else [self._ends_at_time(time)]
         if classes:
             keeps.append(_ends_in(self.graph, classes))
-        if needed:  # "which *physics* laureates …": the modifier of the asked noun is a condition on the answer
-            keeps.append(lambda c: needed <= {b.mention for b in c.branches})
-        if not SHARE_CUES.intersection(question_tokens(question)[0]):  # "X's date of birth": not the people born then
-            keeps.append(self._no_shared_time())
         values = {m for m, s in enumerate(spans) if s.method == "value"}
         if values:  # "which *women* …": the answer is what holds the value, one step from it
             keeps.append(
@@ -582,16 +591,23 @@ class QuestionAnswerer:
                     and any(b.mention in values for b in c.branches)
                 )
             )
+        # readings of the question's structure, dropped first when no candidate fits them all
+        structure = [self._passes(classes) for classes in through]  # "when was X given *the Nobel Prize*"
+        if needed:  # "which *physics* laureates …": the modifier of the asked noun is a condition on the answer
+            structure.append(lambda c: needed <= {b.mention for b in c.branches})
+        if not _says_shared(question):  # "X's date of birth": the date, not the people born then
+            structure.append(self._no_shared_time())
         # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
         need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
-        passes = [_passes(self.graph, classes) for classes in through]
-        if passes:  # "when was X given *the Nobel Prize*": the time of X's prize
-            every = [*keeps, *passes]
-            ranked = self.ranker.rank(text, spans, opts, extra, keep=lambda c: all(k(c) for k in every), exact_top=need)
-        if keeps and not ranked:
-            ranked = self.ranker.rank(text, spans, opts, extra, keep=lambda c: all(k(c) for k in keeps), exact_top=need)
-        if not ranked:
-            ranked = self.ranker.rank(text, spans, opts, extra, exact_top=need)
+        ranked: list[RankedCandidate] = []
+        tiers = [[*keeps, *structure], keeps, []]
+        for i, tier in enumerate(tiers):
+            if i and tier == tiers[i - 1]:
+                continue
+            keep = (lambda c, tier=tier: all(k(c) for k in tier)) if tier else None
+            ranked = self.ranker.rank(text, spans, opts, extra, keep=keep, exact_top=need)
+            if ranked:
+                break
         if not ranked:
             return None
         pick = 0
@@ -623,19 +639,49 @@ class QuestionAnswerer:
     def _no_shared_time(self) -> Callable[[CandidatePattern], bool]:
         """A ``keep`` for :meth:`CandidateRanker.rank` in a question with no share cue: the candidates that do not
         walk from their entity to a date or a time and straight back by the same relation ("X's *date of birth*" is
-        the date, not the people born that day, who are "born on the *same* day as X"). O(the entity's edges of
-        the relation) per such candidate."""
+        the date, not the people born that day, who are "born on the *same* day as X"). Whether a step from an
+        entity ends at times is read off its first ``_TIME_SAMPLE`` ends, once per entity and step."""
         graph = self.graph
+        timed: dict[tuple[int, int, bool], bool] = {}
+
+        def to_times(anchor: int, relation: int, outgoing: bool) -> bool:
+            key = (anchor, relation, outgoing)
+            if key not in timed:
+                ends = graph.snapshot.neighbors_via(anchor, relation, outgoing=outgoing)[:_TIME_SAMPLE]
+                timed[key] = any(graph.is_time(node) for node in ends.tolist())
+            return timed[key]
 
         def keep(c: CandidatePattern) -> bool:
             for b in c.branches:
                 if len(b.steps) >= 2 and b.steps[0][0] == b.steps[1][0] and b.steps[0][1] != b.steps[1][1]:
-                    ends = graph.snapshot.neighbors_via(b.anchor, b.steps[0][0], outgoing=b.steps[0][1])
-                    if any(graph.is_time(node) for node in ends.tolist()):
+                    if to_times(b.anchor, *b.steps[0]):
                         return False
             return True
 
         return keep
+
+    def _passes(self, classes: frozenset[int]) -> Callable[[CandidatePattern], bool]:
+        """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates a branch of which walks through an instance of
+        one of ``classes`` before its last step: by a step that can end at one (:func:`steps_into`, cheap, first)
+        to a set of nodes that holds one (:func:`branch_walk`).
+
+        Notes
+        -----
+        The instances and the steps into them are computed once per class set (O(their degrees)); then
+        O(Σ degree of the nodes walked) per candidate that passes the first test."""
+        found = self._class_steps.get(classes)
+        if found is None:
+            typed = self.graph.instances(classes)
+            found = self._class_steps[classes] = (typed, frozenset(steps_into(self.graph.snapshot, typed)))
+        typed, inner = found
+
+        def passes(branch: Branch) -> bool:
+            if not any(step in inner for step in branch.steps[:-1]):
+                return False
+            walk = branch_walk(self.graph.snapshot, dataclasses.replace(branch, steps=branch.steps[:-1]))
+            return any(step in inner and not typed.isdisjoint(ends) for step, ends in walk)
+
+        return lambda c: any(passes(b) for b in c.branches)
 
     def _ends_at_time(self, time: bool) -> Callable[[CandidatePattern], bool]:
         """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates every branch of which ends with a step that
@@ -884,47 +930,42 @@ def _ends_in(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePat
     return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(graph.snapshot, c))
 
 
-def _passed_classes(
+def _named_class_nouns(
     question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention], modifiers: Sequence[TypeMention]
-) -> list[frozenset[int]]:
-    """The classes of the class nouns a question names but does not ask for, nor uses to modify the asked noun or
-    to say what is shared ("when was X given *the Nobel Prize*"): in a question asking for a time, the path to it
-    passes an instance of each (:func:`_passes`)."""
+) -> list[TypeMention]:
+    """The class nouns a question names but does not ask for, nor reads as what is shared ("the same
+    *institution*"): neither the asked noun nor its head after a modifier ("which Nobel Prize *laureates*")."""
     return [
-        frozenset(t.classes)
+        t
         for t in types
         if t.classes
         and not _asks_for(question, t.start, spans)
         and not _heads(question, t, modifiers)
-        and not any(m.start == t.start for m in modifiers)
         and not _SHARE_BEFORE.search(question[: t.start])
     ]
 
 
-def _passes(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePattern], bool]:
-    """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates a branch of which walks through an instance of
-    one of ``classes`` before its last step: a step that can end at one (:func:`~kgsvc.qa.candidates.steps_into`,
-    cheap, first) to a set of nodes that holds one (the walk stops growing past ``_WALK_CAP`` nodes).
-
-    O(Σ degree of the nodes walked) per candidate that passes the first test."""
-    snapshot = graph.snapshot
-    typed = graph.instances(classes)
-    inner = steps_into(snapshot, typed)
-
-    def passes(branch: Branch) -> bool:
-        current = {branch.anchor}
-        for step in branch.steps[:-1]:
-            following: set[int] = set()
-            for node in current:
-                following.update(snapshot.neighbors_via(node, step[0], outgoing=step[1]).tolist())
-                if len(following) > _WALK_CAP:
-                    break
-            if step in inner and not typed.isdisjoint(following):
-                return True
-            current = following
-        return False
-
-    return lambda c: any(passes(b) for b in c.branches if any(step in inner for step in b.steps[:-1]))
+def _passed_classes(
+    question: str,
+    spans: Sequence[LinkedSpan],
+    types: Sequence[TypeMention],
+    modifiers: Sequence[TypeMention],
+    graph: QAGraph,
+) -> list[frozenset[int]]:
+    """The classes of the class nouns named on the way to what a question asks ("when was X given *the Nobel
+    Prize*": the path passes X's prize; :meth:`QuestionAnswerer._passes`): :func:`_named_class_nouns` that modify
+    neither the asked noun nor a word after them ("the *Nobel Prize* winner X") and that no linked entity is an
+    instance of ("the *laureate* X")."""
+    linked = set().union(*(graph.types(s.nodes[0][0]) for s in spans if s.nodes))
+    passed = []
+    for t in _named_class_nouns(question, spans, types, modifiers):
+        following = _NEXT_WORD.match(question, t.end)
+        if any(m.start == t.start for m in modifiers) or linked & set(t.classes):
+            continue
+        if following is not None and fold(following.group(1)) not in STOPWORDS:
+            continue
+        passed.append(frozenset(t.classes))
+    return passed
 
 
 def _asks_time(question: str) -> bool | None:
@@ -961,12 +1002,8 @@ def _unread_class_nouns(
     of the graph (``relation_words``: "the *country* of X" with a relation *country* names that step)."""
     named = [
         t
-        for t in types
-        if t.classes
-        and not _asks_for(question, t.start, spans)
-        and not _heads(question, t, modifiers)
-        and not _SHARE_BEFORE.search(question[: t.start])
-        and not any(stem_match(fold(t.text).split()[-1], w) for w in relation_words)
+        for t in _named_class_nouns(question, spans, types, modifiers)
+        if not any(stem_match(fold(t.text).split()[-1], w) for w in relation_words)
     ]
     return [(t.start, t.end) for t in [*modifiers, *named]]
 
@@ -981,11 +1018,28 @@ def _modifying_mentions(question: str, spans: Sequence[LinkedSpan], types: Seque
     for t in types:
         if not _asks_for(question, t.start, spans):
             continue
+        # the noun phrase's end: its head noun after a class noun that modifies it ("which Nobel Prize *winners* at X")
+        end = next((h.end for h in types if h.start > t.end and not question[t.end : h.start].strip()), t.end)
         for i, s in enumerate(spans):
             before = s.end <= t.start and not question[s.end : t.start].strip()
-            if before or (s.start >= t.end and _MODIFYING_PHRASE.fullmatch(question[t.end : s.start])):
+            if before or (s.start >= end and _MODIFYING_PHRASE.fullmatch(question[end : s.start])):
                 needed.add(i)
     return frozenset(needed)
+
+
+def _modifying_word(before: str, spans: Sequence[LinkedSpan]) -> re.Match[str] | None:
+    """The word between "which" / "what" and the asked noun (``before``: the question up to the noun) when it can
+    modify the noun: not a function word or a number ("what *did* winners …", "which *two* …") nor part of an
+    entity's name."""
+    word = _WORD_BEFORE.search(before)
+    if word is None or fold(word.group(1)) in STOPWORDS or fold(word.group(1)) in _NUMBER_WORDS or _inside(word, spans):
+        return None
+    return word
+
+
+def _says_shared(question: str) -> bool:
+    """Whether ``question`` has a word that says a value is shared (:data:`_SHARED_WORDS`, "co-…")."""
+    return any(t in _SHARED_WORDS or t.startswith("co-") for t in question_tokens(question)[0])
 
 
 def _inside(word: re.Match[str], spans: Sequence[LinkedSpan]) -> bool:

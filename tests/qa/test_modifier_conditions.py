@@ -29,7 +29,7 @@ import pytest
 import kgsvc
 from kgsvc.qa.link import LinkedSpan, TypeMention, aliases
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.pipeline import _main_spans, _modifying_mentions
+from kgsvc.qa.pipeline import _main_spans, _modifying_mentions, _modifying_word, _passed_classes
 from kgsvc.qa.service import answerer_for
 from tests.qa.conftest import hand_answers, indexed_turtle
 
@@ -196,3 +196,41 @@ def test_a_time_asked_of_a_named_class_is_the_time_of_its_instance(prizes: kgsvc
     assert hand_answers(prizes, query, "prizes") == ["1950"]
     assert _answers(prizes, "When was Ada Quill given the Nobel Prize?") == ["1950"]
     assert _answers(prizes, "When was Ada Quill born?") == ["1901-03-04"]
+
+
+def test_a_class_noun_that_describes_the_entity_is_no_waypoint(prizes: kgsvc.KG) -> None:
+    """Review, 2026-11-27: "the *laureate* X" (X is one) and "the *Nobel Prize* winner X" (it modifies the next noun)
+    name no class to pass on the way to the time."""
+    qa = answerer_for(prizes, "prizes", QAOptions())
+
+    def passed(question: str) -> list[str]:
+        linked = qa.linker.link_types(question)
+        spans = _main_spans(linked.spans, QAOptions().min_relative_score)
+        _, modifiers = qa._asked_classes(question, spans, linked.types)
+        classes = _passed_classes(question, spans, linked.types, modifiers, qa.graph)
+        return [qa.graph.node_labels[c] for found in classes for c in sorted(found)]
+
+    assert passed("When was Ada Quill given the Nobel Prize?") == ["Nobel Prize"]
+    assert passed("When was the laureate Ada Quill born?") == []
+    assert passed("When was the Nobel Prize winner Ada Quill born?") == []
+    assert _answers(prizes, "When was the laureate Ada Quill born?") == ["1901-03-04"]
+    assert _answers(prizes, "When was the Nobel Prize winner Ada Quill born?") == ["1901-03-04"]
+
+
+def test_what_is_no_modifier_of_the_asked_noun() -> None:
+    assert _modifying_word("What did ", []) is None
+    assert _modifying_word("Which two ", []) is None
+    word = _modifying_word("Which Nobel ", [])
+    assert word is not None and word.group(1) == "Nobel"
+
+
+def test_the_modifier_of_a_compound_asked_noun(prizes: kgsvc.KG) -> None:
+    query = f"SELECT ?x WHERE {{ ?x <{EX}memberOf> <{EX}Orrin> . ?x <{EX}birthPlace> <{EX}Tarn> }}"
+    expected = hand_answers(prizes, query, "prizes")
+    assert _answers(prizes, "Which Nobel Prize winners at Yale were born in Tarn?") == expected
+
+
+def test_no_particle_alias_inside_an_institution_s_name() -> None:
+    assert aliases("Institut Français du Pétrole") == []
+    assert aliases("Santiago Ramón y Cajal") == []  # "y" joins two family names
+    assert ("Jacobus van 't Hoff", "") in aliases("Jacobus Henricus van 't Hoff")
