@@ -199,13 +199,13 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     >>> aliases("Emil Theodor Kocher"), aliases("Nobel Prize Laureates", plurals={"laureates"})
     ([('Emil Kocher', ''), ('Theodor Kocher', '')], [])
     >>> aliases("Carnegie Mellon University"), aliases("Harvard University")
-    ([('Carnegie Mellon', 'University')], [('University of Harvard', '')])
+    ([('Carnegie Mellon', 'University')], [('University of Harvard', ''), ('Harvard', 'University')])
     >>> aliases("Massachusetts Institute of Technology (MIT)")
     [('Massachusetts Institute of Technology', 'MIT'), ('MIT', '')]
     >>> aliases("Enrico Fermi Institute, University of Chicago")
     [('Enrico Fermi Institute', ''), ('University of Chicago', '')]
     >>> aliases("Basel University"), aliases("University of Basel")
-    ([('University of Basel', '')], [('Basel University', '')])
+    ([('University of Basel', ''), ('Basel', 'University')], [('Basel University', '')])
     """
     found: list[tuple[str, str]] = []
     m = _QUALIFIED.match(label)
