@@ -43,7 +43,7 @@ one stored triple per step, the same triple for several steps where the walk goe
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,6 +63,7 @@ __all__ = [
     "enumerate_candidates",
     "enumerate_paths",
     "reverse",
+    "shares_value",
     "step_share",
     "steps_into",
     "verbalise",
@@ -174,6 +175,17 @@ def branch_walk(snapshot: GraphSnapshot, branch: Branch, *, cap: int = 50_000) -
                 break
         yield step, following
         current = following
+
+
+def shares_value(candidate: CandidatePattern, accepts: Callable[[Branch], bool]) -> bool | None:
+    """Whether ``candidate`` shares a value with its entity in a way ``accepts``: a branch that walks a relation and
+    straight back along it (X → *r* → value ← *r* ← answer) and that ``accepts`` takes; ``None`` when no branch
+    shares a value."""
+    found: bool | None = None
+    for branch in candidate.branches:
+        if len(branch.steps) >= 2 and branch.steps[1] == (branch.steps[0][0], not branch.steps[0][1]):
+            found = bool(found) or accepts(branch)
+    return found
 
 
 def step_share(snapshot: GraphSnapshot, node: int, step: RelStep) -> float:

@@ -90,7 +90,12 @@ def candidate_ends(snapshot: Any, candidate: CandidatePattern, *, cap: int = 50_
 
     O(Σ degree of the nodes walked).
     """
-    sets = [[{b.anchor}, *(ends for _, ends in branch_walk(snapshot, b, cap=cap))][-1] for b in candidate.branches]
+    sets = []
+    for branch in candidate.branches:
+        reached = {branch.anchor}
+        for _step, found in branch_walk(snapshot, branch, cap=cap):
+            reached = found
+        sets.append(reached)
     ends = set.intersection(*sets)
     if len(sets) > 1:
         ends -= {b.anchor for b in candidate.branches}

@@ -65,7 +65,15 @@ from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.align import question_tokens
-from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_pattern, steps_into, verbalise
+from kgsvc.qa.candidates import (
+    Branch,
+    CandidatePattern,
+    branch_walk,
+    candidate_pattern,
+    shares_value,
+    steps_into,
+    verbalise,
+)
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
@@ -651,14 +659,7 @@ class QuestionAnswerer:
                 timed[key] = any(graph.is_time(node) for node in ends.tolist())
             return timed[key]
 
-        def keep(c: CandidatePattern) -> bool:
-            for b in c.branches:
-                if len(b.steps) >= 2 and b.steps[0][0] == b.steps[1][0] and b.steps[0][1] != b.steps[1][1]:
-                    if to_times(b.anchor, *b.steps[0]):
-                        return False
-            return True
-
-        return keep
+        return lambda c: shares_value(c, lambda b: to_times(b.anchor, *b.steps[0])) is not True
 
     def _passes(self, classes: frozenset[int]) -> Callable[[CandidatePattern], bool]:
         """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates a branch of which walks through an instance of

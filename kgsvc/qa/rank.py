@@ -54,7 +54,15 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
-from kgsvc.qa.candidates import Branch, CandidatePattern, enumerate_candidates, step_share, steps_into, verbalise
+from kgsvc.qa.candidates import (
+    Branch,
+    CandidatePattern,
+    enumerate_candidates,
+    shares_value,
+    step_share,
+    steps_into,
+    verbalise,
+)
 from kgsvc.qa.exemplars import MASK, ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LinkedSpan, fold
@@ -481,7 +489,7 @@ class CandidateRanker:
         tests = [into_shared] if shared else []
         tests += [lambda branch: branch.steps[0][0] in by] if by else []  # "X's *co-winners*": what winners name
         for accepts in tests:  # when some candidate shares such a value, those that share another are dropped
-            shares = {i: _shares(items[i][1], accepts) for i in order}
+            shares = {i: shares_value(items[i][1], accepts) for i in order}
             if any(shares.values()):
                 order = [i for i in order if shares[i] is not False]
         top = order[: opts.embed_top]
@@ -811,17 +819,6 @@ class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
 
 #: Words between a share cue and the noun of what is shared (:meth:`CandidateRanker._shared_instances`).
 _SHARED_SKIP = frozenset({"the", "a", "an", "his", "her", "their", "its", "same"})
-
-
-def _shares(candidate: CandidatePattern, accepts: Callable[[Branch], bool]) -> bool | None:
-    """Whether ``candidate`` shares a value with its entity in a way ``accepts``: a branch that walks a relation and
-    straight back along it (X → *r* → value ← *r* ← answer) and that ``accepts`` takes; ``None`` when no branch
-    shares a value."""
-    found: bool | None = None
-    for branch in candidate.branches:
-        if len(branch.steps) >= 2 and branch.steps[1] == (branch.steps[0][0], not branch.steps[0][1]):
-            found = bool(found) or accepts(branch)
-    return found
 
 
 def _spaced(nodes: npt.NDArray[np.int64], most: int) -> npt.NDArray[np.int64]:
