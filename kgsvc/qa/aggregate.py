@@ -257,12 +257,13 @@ def comparable_paths(
 
     Notes
     -----
-    O(Σ over items of degree + ``per_item`` neighbours' degrees); at most ``per_item`` neighbours per item.
+    O(Σ over items of degree + the distinct neighbours' degrees); at most ``per_item`` neighbours per item.
     """
     skipped = set(skip)
     out: list[Attribute] = []
     by_pair: dict[tuple[int, int], dict[int, list[tuple[int, Key]]]] = {}
     kinds: dict[tuple[int, int], ValueKind] = {}
+    own: dict[int, list[Attribute]] = {}  # each middle node's attributes, read once (a country is many items' middle)
     for item in items:
         start, stop = int(snapshot.indptr[item]), int(snapshot.indptr[item + 1])
         rels = np.asarray(snapshot.relations[start:stop]).tolist()
@@ -271,7 +272,9 @@ def comparable_paths(
         middles = [(r, n) for r, o, n in zip(rels, outs, nbrs, strict=True) if o and r not in skipped]
         middles = [(r, n) for r, n in middles if not node_terms[n].startswith('"')][:per_item]
         for via, middle in middles:
-            for attribute in comparable_relations(snapshot, node_terms, [middle], skip=skipped):
+            if middle not in own:
+                own[middle] = comparable_relations(snapshot, node_terms, [middle], skip=skipped)
+            for attribute in own[middle]:
                 pair = (via, attribute.relation)
                 kinds.setdefault(pair, attribute.kind)
                 if kinds[pair] != attribute.kind:

@@ -62,6 +62,7 @@ from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_pattern
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
+from kgsvc.qa.question_form import asks_who
 from kgsvc.qa.rank import RankedCandidate, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
@@ -291,10 +292,15 @@ class _KindPath:
     def skip_relations(self) -> list[int]:
         return [j for j, t in enumerate(self.graph.relation_terms) if t.strip("<>") in LABEL_PREDICATES]
 
-    def attribute_text(self) -> str:
-        """The cue's hint and the words around the cue (:func:`~kgsvc.qa.kinds.cue_window`)."""
+    def attribute_text(self, *, items_noun: bool = True) -> str:
+        """The cue's hint and the words around the cue (:func:`~kgsvc.qa.kinds.cue_window`); without
+        ``items_noun``, less the words of the noun whose things are ranked: "the youngest *laureate*" names no
+        attribute, and read it spells one through another relation (*laureate award* → *year*)."""
         window = cue_window(self.question, self.kind, [(s.start, s.end) for s in self.spans])
         hint = self.kind.cue.hint if self.kind.cue is not None else ""
+        if not items_noun:
+            noun = set(fold(self.kind.noun).split())
+            window = " ".join(w for w in window.split() if fold(w) not in noun)
         return " ".join(f"{hint} {window}".split())
 
     # -- count ---------------------------------------------------------------------------------------------------
@@ -492,45 +498,59 @@ class _KindPath:
         )
 
     def extended(self, chosen: _Chosen, attribute: Attribute) -> _Chosen:
-        """``chosen`` with the edge ``?answer –attribute→ ?value`` (``?value`` is the new answer node)."""
+        """``chosen`` with the edge ``?answer –attribute→ ?value`` (through ``?x_via`` for a two-step attribute:
+        "the first laureate born in X *to win a Nobel Prize*" ranks by the year of each one's prize); ``?value`` is
+        the new answer node, and ``chosen``'s answer node stays the item's."""
         p = chosen.pattern
         assert p.answer is not None
-        nodes = (*p.nodes, PatternNode("UNKNOWN value", False))
-        label = self.graph.relation_labels[attribute.relation]
-        edges = (*p.edges, PatternEdge(p.answer, len(p.nodes), label, True))
-        return dataclasses.replace(chosen, pattern=Pattern(nodes, edges, len(p.nodes)), names=[*chosen.names, "?value"])
+        labels = self.graph.relation_labels
+        nodes, edges, names, subject = list(p.nodes), list(p.edges), [*chosen.names], p.answer
+        if attribute.via is not None:
+            nodes.append(PatternNode("UNKNOWN node", False))
+            edges.append(PatternEdge(subject, len(nodes) - 1, labels[attribute.via], True))
+            names.append("?x_via")
+            subject = len(nodes) - 1
+        nodes.append(PatternNode("UNKNOWN value", False))
+        edges.append(PatternEdge(subject, len(nodes) - 1, labels[attribute.relation], True))
+        names.append("?value")
+        return dataclasses.replace(chosen, pattern=Pattern(tuple(nodes), tuple(edges), len(nodes) - 1), names=names)
 
     def ranked_items(
-        self, candidate: CandidatePattern, chosen: _Chosen, k_items: int
+        self, candidate: CandidatePattern, chosen: _Chosen, k_items: int, typed: frozenset[int] | None = None
     ) -> tuple[Attribute, _Chosen, list[tuple[Match, _Chosen]], bool]:
+        """The attribute the question ranks or filters the candidate's answers by (those among ``typed`` when
+        given: the class of the noun, or people for "who"), ``chosen`` extended to it, and the matches of that."""
         ends = candidate_ends(self.graph.snapshot, candidate)
         anchors = {b.anchor for b in candidate.branches}
-        items = sorted(ends - anchors)
-        attributes = comparable_relations(self.graph.snapshot, self.graph.node_terms, items, skip=self.skip_relations())
+        items = sorted(ends - anchors if typed is None else (ends - anchors) & typed)
+        attributes = self.attributes_of(items)  # the items' own values, and those one step away (their prize's year)
         years = self.kind.constant is not None and len(self.kind.constant) <= 4
         attribute = pick_attribute(
             attributes,
             len(items),
-            self.attribute_text(),
+            self.attribute_text(items_noun=False),
             self.graph.relation_labels,
             self.graph.embed,
             need_years=years and self.kind.kind != "ordering",
         )
         if attribute is None:
             raise _Refused("the answers have no date or number to compare")
-        assert attribute.via is None  # an ordering over a path's answers reads their own values
         extended = self.extended(chosen, attribute)
         t0 = time.perf_counter()
         relations = self.relations_of(candidate) | {attribute.relation}
+        if attribute.via is not None:
+            relations.add(attribute.via)
         n_values = sum(len(v) for v in attribute.values.values())
         matched, complete = self.match(extended, self.pinned_spans(candidate), 4 * n_values + k_items, relations)
         self.timings["match"] = time.perf_counter() - t0
-        value_node = len(extended.pattern.nodes) - 1
+        item_node = chosen.pattern.answer
+        assert item_node is not None
         matched = [
             (m, s)
             for m, s in matched
             if len(m.node_map) == len(extended.pattern.nodes)
-            and m.node_map[value_node - 1] not in anchors
+            and m.node_map[item_node] not in anchors
+            and (typed is None or m.node_map[item_node] in typed)
             and m.triples[-1][1] == attribute.relation
         ]
         return attribute, extended, matched, complete
@@ -547,7 +567,8 @@ class _KindPath:
             raise _Refused(f"{constant!r} cannot be compared with the values of the answers")
         bound, years = parsed
         greater = greater_wins(cue, attribute.kind)
-        value_node = len(extended.pattern.nodes) - 1
+        item_node, value_node = chosen.pattern.answer, len(extended.pattern.nodes) - 1
+        assert item_node is not None
         kept = []
         for m, s in matched:
             key = attribute.key_of(self.term(m.node_map[value_node]), years=years)
@@ -555,12 +576,12 @@ class _KindPath:
                 kept.append((m, s))
         stats: dict[int, tuple[float, int]] = {}
         for m, _ in kept:
-            item = m.node_map[value_node - 1]
+            item = m.node_map[item_node]
             if item not in stats or m.gsd < stats[item][0]:
                 stats[item] = (m.gsd, m.node_map[value_node])
         items = [self.answer_term(n, g, by=v) for n, (g, v) in stats.items()]
         lines, filters = self.lines(c)
-        lines.append(f"?answer {self.rterm(attribute.relation)} ?value .")
+        lines += self.attribute_lines("?answer", "?value", attribute, "?x_via")
         key_expr = attribute.key_sparql("?value", years=years)
         literal = str(int(bound)) if years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
         operator = ">" if greater else "<"
@@ -605,22 +626,24 @@ class _KindPath:
         cue = self.kind.cue
         assert cue is not None
         classes = self.counted_classes()  # "the youngest Nobel *winner*": things of that class are ranked
+        if not classes and asks_who(self.question):  # "who received their prize earliest": people, not institutions
+            classes = nearest_classes(self.graph, self.qa.ranker, "person")
+        typed = self.graph.instances(classes) if classes else None
         try:
-            ranked = self.select(
-                self.words, want_attribute=True, typed=self.graph.instances(classes) if classes else None
-            )
+            ranked = self.select(self.words, want_attribute=True, typed=typed)
         except _Refused:
             if not classes:
                 raise
-            ranked = self.select(self.words, want_attribute=True)
+            ranked, typed = self.select(self.words, want_attribute=True), None
         c = ranked.candidate
         chosen = self.chosen(ranked)
-        attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)
+        attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k, typed)
         greater = greater_wins(cue, attribute.kind)
-        value_node = len(extended.pattern.nodes) - 1
+        item_node, value_node = chosen.pattern.answer, len(extended.pattern.nodes) - 1
+        assert item_node is not None
         best: dict[int, tuple[float, int, float]] = {}  # item -> (key, value node, gsd)
         for m, _ in matched:
-            item, value = m.node_map[value_node - 1], m.node_map[value_node]
+            item, value = m.node_map[item_node], m.node_map[value_node]
             key = attribute.key_of(self.term(value))
             if key is None:
                 continue
@@ -635,7 +658,7 @@ class _KindPath:
         items = [self.answer_term(n, best[n][2], by=best[n][1]) for n in order]
         answers = items[: len(top)]
         lines, filters = self.lines(c)
-        lines.append(f"?answer {self.rterm(attribute.relation)} ?value .")
+        lines += self.attribute_lines("?answer", "?value", attribute, "?x_via")
         sparql = order_sparql(lines, attribute, descending=greater, limit=limit, filters=filters)
         label = self.graph.relation_labels[attribute.relation]
         shown = [f"{a.label} ({label} {a.ranked_by.label if a.ranked_by else ''})" for a in answers]
@@ -645,7 +668,7 @@ class _KindPath:
         ]
         text = _names(shown) + tie + (f"; then {', '.join(rest)}" if rest else "") + "."
         place = {n: i for i, n in enumerate(order)}  # evidence in ranked order, the best first
-        evidence = self.evidence(sorted(matched, key=lambda p: place.get(p[0].node_map[value_node - 1], len(order))))
+        evidence = self.evidence(sorted(matched, key=lambda p: place.get(p[0].node_map[item_node], len(order))))
         return self.done(
             self.pattern_graph(extended, sparql, order_by=label, descending=greater, limit=limit),
             text=text,

@@ -130,6 +130,9 @@ _SHARED_WORDS = SHARE_CUES | {"else"}
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten dozen few several many".split())
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
 _WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
+#: A time clause after the main one, about its subject ("… working at *when he got the Nobel Prize*", "… place of
+#: work *at the time of the prize*"): it dates the fact asked for and names no step of its own.
+_TIME_CLAUSE = re.compile(r"\s(?:when\s+(?:he|she|they|it)\b|at\s+the\s+time\s+(?:of|when)\b)[^?.!]*", re.IGNORECASE)
 
 
 @dataclass
@@ -252,7 +255,10 @@ class QuestionAnswerer:
         likewise ("which *Nobel* winners", :func:`_modifying_word`)."""
         following = after[0] if after else None
         entity = next((s for s in spans if s.start >= noun.end), None)
-        if following is not None and not question[noun.end : following.start].strip():
+        adjacent = following is not None and not question[noun.end : following.start].strip()
+        if not noun.classes and not adjacent and self._names_relation_after(question, noun):
+            return frozenset(), None  # "which prize *categories*": the values of a relation, of no class
+        if following is not None and adjacent:
             head, modifier, phrase = following, noun, question[noun.start : following.end]
         elif following is not None and not noun.classes and _OF_PHRASE.fullmatch(question[noun.end : following.start]):
             head, modifier, phrase = noun, following, question[noun.start : following.end]
@@ -276,6 +282,17 @@ class QuestionAnswerer:
             fold(phrase),
         )
         return classes, noun if modifier is noun else None
+
+    def _names_relation_after(self, question: str, noun: TypeMention) -> bool:
+        """Whether the word right after ``noun`` spells a word of a relation label ("which *prize* categories" with a
+        relation *category*): for a noun that is no class label itself (read by its nearest class), that word is
+        the head of the phrase, the question asks for that relation's values and the noun only modifies them. (After
+        a class label the next word is more often a verb: "which *laureates* born in X", "which X *laureates* won".)"""
+        following = _NEXT_WORD.match(question, noun.end)
+        if following is None or fold(following.group(1)) in STOPWORDS:
+            return False
+        word = fold(following.group(1))
+        return any(stem_match(word, w) for w in self.ranker.relation_words)
 
     def _value_noun(self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> list[LinkedSpan]:
         """The asked noun as a condition when it names a category value ("Which *women* won …" is "which *female*
@@ -372,7 +389,7 @@ class QuestionAnswerer:
             inferred = self._inferred_candidates(spans, opts)
             asked, modifiers = self._asked_classes(question, spans, linked.types)
             unread = _unread_class_nouns(question, spans, linked.types, modifiers, self.ranker.relation_words)
-            read = _blank_spans(question, unread)
+            read = _blank_spans(question, [*unread, *(m.span() for m in _TIME_CLAUSE.finditer(question))])
             needed = _modifying_mentions(question, spans, linked.types)
             when = _asks_time(question)
             through = _passed_classes(question, spans, linked.types, modifiers, self.graph) if when else []

@@ -234,3 +234,25 @@ def test_no_particle_alias_inside_an_institution_s_name() -> None:
     assert aliases("Institut Français du Pétrole") == []
     assert aliases("Santiago Ramón y Cajal") == []  # "y" joins two family names
     assert ("Jacobus van 't Hoff", "") in aliases("Jacobus Henricus van 't Hoff")
+
+
+def test_a_class_noun_before_a_relation_s_word_asks_for_that_relation(prizes: kgsvc.KG) -> None:
+    """Session of 2026-11-27 (late): "which *prize* categories …" asks for the values of *category*, which have no
+    class; main read "prize" as the asked class noun (*Nobel Prize*), kept only candidates that end at a prize, and
+    answered the prizes (Nobel n101)."""
+    qa = answerer_for(prizes, "prizes", QAOptions())
+    question = "Which prize categories were won by laureates born in Lisk?"
+    linked = qa.linker.link_types(question)
+    spans = _main_spans(linked.spans, QAOptions().min_relative_score)
+    assert qa._asked_classes(question, spans, linked.types)[0] == []
+    query = (
+        f"SELECT DISTINCT ?x WHERE {{ ?l <{EX}birthPlace> <{EX}Lisk> ; <{EX}laureateAward> ?p . ?p <{EX}category> ?x }}"
+    )
+    expected = hand_answers(prizes, query, "prizes")
+    assert expected == [f"{EX}chemistry", f"{EX}physics"]
+    assert _answers(prizes, question) == expected
+    # the class noun alone still asks for its class
+    question = "Which prize was won by Cy Hal?"
+    linked = qa.linker.link_types(question)
+    spans = _main_spans(linked.spans, QAOptions().min_relative_score)
+    assert [qa.graph.node_labels[c] for c in qa._asked_classes(question, spans, linked.types)[0]] == ["Nobel Prize"]
