@@ -63,6 +63,7 @@ from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import asks_who
+from kgsvc.qa.question_nouns import blank_spans, unread_class_nouns
 from kgsvc.qa.rank import RankedCandidate, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
@@ -163,10 +164,8 @@ class _KindPath:
     @property
     def words(self) -> str:
         """What the relation ranking reads: the question with its kind words blanked, and its class nouns that
-        name no step (:func:`~kgsvc.qa.pipeline._unread_class_nouns`: "how many *Nobel Prize* winners", "how many
+        name no step (:func:`~kgsvc.qa.question_nouns.unread_class_nouns`: "how many *Nobel Prize* winners", "how many
         *prize* winners"), the one that ends the counted noun excepted ("how many *laureates*")."""
-        from kgsvc.qa.pipeline import _blank_spans, _unread_class_nouns  # it imports this module
-
         noun = fold(self.kind.noun).split()
         other = tuple(t for t in self.type_mentions if not noun or noun[-1] not in fold(t.text).split())
         # a class noun before the counted noun's head modifies it ("how many *prize* winners"): no step either
@@ -179,8 +178,8 @@ class _KindPath:
             and not self.question[t.end : head.start].strip()
             and set(fold(t.text).split()) - {"the", "a", "an"} <= set(noun)
         )
-        unread = _unread_class_nouns(self.question, self.spans, other, modifiers, self.qa.ranker.relation_words)
-        return _blank_spans(self.kind.words or self.question, unread)
+        unread = unread_class_nouns(self.question, self.spans, other, modifiers, self.qa.ranker.relation_words)
+        return blank_spans(self.kind.words or self.question, unread)
 
     @property
     def graph(self) -> Any:

@@ -64,7 +64,6 @@ from kgsvc import interrupt
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
-from kgsvc.qa.align import question_tokens
 from kgsvc.qa.candidates import (
     Branch,
     CandidatePattern,
@@ -80,6 +79,21 @@ from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import Reworded, as_question, asks_who
+from kgsvc.qa.question_nouns import (
+    ASKED_NOUN,
+    NEXT_WORD,
+    OF_PHRASE,
+    asks_for,
+    asks_time,
+    blank_spans,
+    heads,
+    modifying_mentions,
+    modifying_word,
+    passed_classes,
+    says_shared,
+    time_clauses,
+    unread_class_nouns,
+)
 from kgsvc.qa.rank import CandidateRanker, RankedCandidate, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
@@ -93,7 +107,7 @@ from kgsvc.qa.result import (
     PatternGraph,
     PatternTriple,
 )
-from kgsvc.qa.zeroshot import SHARE_CUES, stem_match
+from kgsvc.qa.zeroshot import stem_match
 from kgsvc.retrieval.candidates import Candidates, candidate_set
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
@@ -107,32 +121,8 @@ FailedStage = Literal["linking", "pattern", "matching", "answer"]
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
 
 
-#: The noun a question asks for, right after its wh-phrase ("Which *women* …", "How many *physicists* …").
-_ASKED_NOUN = re.compile(r"\W*(?:which|what|how\s+many)\s+([^\W\d_]+)\b", re.IGNORECASE)
-#: A class noun that names what is asked: right after "which" / "what" (or "what are the", "which other"), or one
-#: word later ("which Nobel laureates").
-_ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:other\s+)?(?:\S+\s+)?$", re.IGNORECASE)
-#: The words before a class noun that says what is shared ("the same *institution*", "shared the *Nobel Prize*").
-_SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNORECASE)
-#: The word right before the noun a question asks for, when it is no wh-word ("which *Nobel* winners").
-_WORD_BEFORE = re.compile(r"\b(?:which|what)\s+([^\W\d_][\w-]*)\s+$", re.IGNORECASE)
-#: The word right after a position ("the Nobel Prize *winner* X").
-_NEXT_WORD = re.compile(r"\s+([^\W\d_][\w-]*)")
-#: What lies between the noun a question asks for and an entity in a phrase modifying it ("winners| at |Yale").
-_MODIFYING_PHRASE = re.compile(r"\s+(?:of|at|from|in)\s+(?:(?:the|a|an)\s+)?(?:[A-Z0-9][\w'.-]*\s+){0,3}")
-#: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
-_OF_PHRASE = re.compile(r"\s+of\s+(?:\S+\s+){0,3}", re.IGNORECASE)
 #: Ends of a step from an entity read to tell whether the step ends at dates (:meth:`QuestionAnswerer._no_shared_time`).
 _TIME_SAMPLE = 64
-#: Words that say a value is shared, so a walk to a date and back is what is asked ("born the *same* day as X").
-_SHARED_WORDS = SHARE_CUES | {"else"}
-#: Number words that stand between "which" and a noun ("which *two* laureates").
-_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten dozen few several many".split())
-#: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
-_WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
-#: A time clause after the main one, about its subject ("… working at *when he got the Nobel Prize*", "… place of
-#: work *at the time of the prize*"): it dates the fact asked for and names no step of its own.
-_TIME_CLAUSE = re.compile(r"\s(?:when\s+(?:he|she|they|it)\b|at\s+the\s+time\s+(?:of|when)\b)[^?.!]*", re.IGNORECASE)
 
 
 @dataclass
@@ -232,7 +222,7 @@ class QuestionAnswerer:
         asked: list[int] = []
         modifiers: list[TypeMention] = []
         for i, t in enumerate(types):
-            if _asks_for(question, t.start, spans) and not _heads(question, t, modifiers):
+            if asks_for(question, t.start, spans) and not heads(question, t, modifiers):
                 classes, modifier = self._noun_classes(question, t, types[i + 1 :], spans)
                 asked.extend(sorted(classes))
                 modifiers.extend([modifier] if modifier is not None else [])
@@ -252,7 +242,7 @@ class QuestionAnswerer:
         label nearest to the head (:func:`~kgsvc.qa.rank.nearest_classes`), unless that is the class the modifier
         names — a prize's winners are not prizes — when it is the nearest class to the whole phrase other than the
         modifier's ("Nobel Prize winners" → Laureate). A word between "which" / "what" and the noun modifies it
-        likewise ("which *Nobel* winners", :func:`_modifying_word`)."""
+        likewise ("which *Nobel* winners", :func:`~kgsvc.qa.question_nouns.modifying_word`)."""
         following = after[0] if after else None
         entity = next((s for s in spans if s.start >= noun.end), None)
         adjacent = following is not None and not question[noun.end : following.start].strip()
@@ -260,13 +250,13 @@ class QuestionAnswerer:
             return frozenset(), None  # "which prize *categories*": the values of a relation, of no class
         if following is not None and adjacent:
             head, modifier, phrase = following, noun, question[noun.start : following.end]
-        elif following is not None and not noun.classes and _OF_PHRASE.fullmatch(question[noun.end : following.start]):
+        elif following is not None and not noun.classes and OF_PHRASE.fullmatch(question[noun.end : following.start]):
             head, modifier, phrase = noun, following, question[noun.start : following.end]
-        elif entity is not None and not noun.classes and _OF_PHRASE.fullmatch(question[noun.end : entity.start]):
+        elif entity is not None and not noun.classes and OF_PHRASE.fullmatch(question[noun.end : entity.start]):
             types = tuple(sorted(self.graph.types(entity.nodes[0][0])))
             head, phrase = noun, question[noun.start : entity.end]
             modifier = TypeMention(entity.text, entity.start, entity.end, types)
-        elif not noun.classes and (word := _modifying_word(question[: noun.start], spans)) is not None:
+        elif not noun.classes and (word := modifying_word(question[: noun.start], spans)) is not None:
             # "which *Nobel* winners": the word before the noun modifies it, as a class noun would
             head, phrase = noun, question[word.start(1) : noun.end]
             modifier = TypeMention(word.group(1), word.start(1), word.end(1), ())
@@ -288,7 +278,7 @@ class QuestionAnswerer:
         relation *category*): for a noun that is no class label itself (read by its nearest class), that word is
         the head of the phrase, the question asks for that relation's values and the noun only modifies them. (After
         a class label the next word is more often a verb: "which *laureates* born in X", "which X *laureates* won".)"""
-        following = _NEXT_WORD.match(question, noun.end)
+        following = NEXT_WORD.match(question, noun.end)
         if following is None or fold(following.group(1)) in STOPWORDS:
             return False
         word = fold(following.group(1))
@@ -299,7 +289,7 @@ class QuestionAnswerer:
         won …", "how many *physicists* …"; :meth:`~kgsvc.qa.rank.CandidateRanker.value_noun`): a span linked to
         that value, in a graph with classes, for the word after "which" / "what" / "how many" that no span or class
         mention covers. ``[]`` otherwise."""
-        m = _ASKED_NOUN.match(question)
+        m = ASKED_NOUN.match(question)
         if m is None or self.graph.type_relation() is None or fold(m.group(1)) in STOPWORDS:
             return []
         start, end = m.span(1)
@@ -388,11 +378,11 @@ class QuestionAnswerer:
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
             asked, modifiers = self._asked_classes(question, spans, linked.types)
-            unread = _unread_class_nouns(question, spans, linked.types, modifiers, self.ranker.relation_words)
-            read = _blank_spans(question, [*unread, *(m.span() for m in _TIME_CLAUSE.finditer(question))])
-            needed = _modifying_mentions(question, spans, linked.types)
-            when = _asks_time(question)
-            through = _passed_classes(question, spans, linked.types, modifiers, self.graph) if when else []
+            unread = unread_class_nouns(question, spans, linked.types, modifiers, self.ranker.relation_words)
+            read = blank_spans(question, [*unread, *time_clauses(question)])
+            needed = modifying_mentions(question, spans, linked.types)
+            when = asks_time(question)
+            through = passed_classes(question, spans, linked.types, modifiers, self.graph) if when else []
             chosen = self._grounded_pattern(question, spans, opts, inferred, asked, when, read, needed, through)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
@@ -591,18 +581,19 @@ class QuestionAnswerer:
         needed: frozenset[int] = frozenset(),
         through: Sequence[frozenset[int]] = (),
     ) -> _Chosen | None:
-        """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of
-        the class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that
-        can end at an instance of one are ranked, when any can; the answers are filtered by type afterwards too
-        (:meth:`_typed`). With ``time`` (:func:`_asks_time`: ``True`` for "when …", ``False`` for "where …"), only
-        candidates whose last steps can end at a date or time (:meth:`QAGraph.times`), or at something else, are
-        ranked, when any are; with a category value read off the asked noun (:meth:`_value_noun`), only candidates
-        whose answer holds it. Readings of the question's structure come on top, and are dropped first when no
-        candidate fits them all: with ``needed`` (:func:`_modifying_mentions`: "which *physics* laureates"), only
-        candidates that use those mentions; with ``through`` (:func:`_passed_classes`), only those that pass an
-        instance of each class (:meth:`_passes`); in a question with no share cue, none that walks from its entity to
-        a date and back (:meth:`_no_shared_time`). The ranker reads ``read`` (the question with the class nouns that
-        name no step blanked, :func:`_unread_class_nouns`) where given; the LLM the question itself."""
+        """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of the
+        class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that can end at
+        an instance of one are ranked, when any can; the answers are filtered by type afterwards too (:meth:`_typed`).
+        With ``time`` (:func:`~kgsvc.qa.question_nouns.asks_time`: ``True`` for "when …", ``False`` for "where …"), only
+        candidates whose last steps can end at a date or time (:meth:`QAGraph.times`), or at something else, are ranked,
+        when any are; with a category value read off the asked noun (:meth:`_value_noun`), only candidates whose answer
+        holds it. Readings of the question's structure come on top, and are dropped first when no candidate fits them
+        all: with ``needed`` (:func:`~kgsvc.qa.question_nouns.modifying_mentions`: "which *physics* laureates"), only
+        candidates that use those mentions; with ``through`` (:func:`~kgsvc.qa.question_nouns.passed_classes`), only
+        those that pass an instance of each class (:meth:`_passes`); in a question with no share cue, none that walks
+        from its entity to a date and back (:meth:`_no_shared_time`). The ranker reads ``read`` (the question with the
+        class nouns that name no step blanked, :func:`~kgsvc.qa.question_nouns.unread_class_nouns`) where given; the LLM
+        the question itself."""
         extra = list(inferred or ())
         text = question if read is None else read
         keeps = [] if time is None else [self._ends_at_time(time)]
@@ -620,7 +611,7 @@ class QuestionAnswerer:
         structure = [self._passes(classes) for classes in through]  # "when was X given *the Nobel Prize*"
         if needed:  # "which *physics* laureates …": the modifier of the asked noun is a condition on the answer
             structure.append(lambda c: needed <= {b.mention for b in c.branches})
-        if not _says_shared(question):  # "X's date of birth": the date, not the people born then
+        if not says_shared(question):  # "X's date of birth": the date, not the people born then
             structure.append(self._no_shared_time())
         # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
         need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
@@ -946,135 +937,6 @@ def _ends_in(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePat
     typed = graph.instances(classes)
     can_end = class_filter(graph, typed)
     return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(graph.snapshot, c))
-
-
-def _named_class_nouns(
-    question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention], modifiers: Sequence[TypeMention]
-) -> list[TypeMention]:
-    """The class nouns a question names but does not ask for, nor reads as what is shared ("the same
-    *institution*"): neither the asked noun nor its head after a modifier ("which Nobel Prize *laureates*")."""
-    return [
-        t
-        for t in types
-        if t.classes
-        and not _asks_for(question, t.start, spans)
-        and not _heads(question, t, modifiers)
-        and not _SHARE_BEFORE.search(question[: t.start])
-    ]
-
-
-def _passed_classes(
-    question: str,
-    spans: Sequence[LinkedSpan],
-    types: Sequence[TypeMention],
-    modifiers: Sequence[TypeMention],
-    graph: QAGraph,
-) -> list[frozenset[int]]:
-    """The classes of the class nouns named on the way to what a question asks ("when was X given *the Nobel
-    Prize*": the path passes X's prize; :meth:`QuestionAnswerer._passes`): :func:`_named_class_nouns` that modify
-    neither the asked noun nor a word after them ("the *Nobel Prize* winner X") and that no linked entity is an
-    instance of ("the *laureate* X")."""
-    linked = set().union(*(graph.types(s.nodes[0][0]) for s in spans if s.nodes))
-    passed = []
-    for t in _named_class_nouns(question, spans, types, modifiers):
-        following = _NEXT_WORD.match(question, t.end)
-        if any(m.start == t.start for m in modifiers) or linked & set(t.classes):
-            continue
-        if following is not None and fold(following.group(1)) not in STOPWORDS:
-            continue
-        passed.append(frozenset(t.classes))
-    return passed
-
-
-def _asks_time(question: str) -> bool | None:
-    """``True`` for a question that opens with "when" (it asks for a date or a time), ``False`` for one that opens
-    with "where" (a place: not a date), ``None`` otherwise ("which institution was X working at *when* …" asks for
-    an institution).
-
-    >>> _asks_time("When was Linda Buck born?"), _asks_time("Where was she born?"), _asks_time("Who won?")
-    (True, False, None)
-    """
-    m = _WHEN_WHERE.match(question)
-    return None if m is None else m.group(1).lower() == "when"
-
-
-def _asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:
-    """Whether a class noun at ``start`` names what is asked: right after "which" / "what", or one word later, a
-    linked entity before it counting as one word ("which Nobel laureates", "which Harbour Institute laureates")."""
-    before = mask_question(question[:start], [(s.start, s.end) for s in spans if s.end <= start])
-    return _ASKS_FOR.search(before + " ") is not None
-
-
-def _unread_class_nouns(
-    question: str,
-    spans: Sequence[LinkedSpan],
-    types: Sequence[TypeMention],
-    modifiers: Sequence[TypeMention],
-    relation_words: Collection[str],
-) -> list[tuple[int, int]]:
-    """The class nouns the ranker does not read as words, by ``(start, end)``: those that modify the asked noun
-    (``modifiers``: "which *Nobel Prize* winners") and those of a class the question names but does not ask for
-    ("what year did X win *the Nobel Prize*": what X won, not a step; read as words, "Nobel" spelled *nobel
-    laureates*). Read are: the asked noun (also after a modifier of several words), a class noun that says what is
-    shared ("the same *institution*", "*co-laureate*"), and one whose head word spells a word of a relation label
-    of the graph (``relation_words``: "the *country* of X" with a relation *country* names that step)."""
-    named = [
-        t
-        for t in _named_class_nouns(question, spans, types, modifiers)
-        if not any(stem_match(fold(t.text).split()[-1], w) for w in relation_words)
-    ]
-    return [(t.start, t.end) for t in [*modifiers, *named]]
-
-
-def _modifying_mentions(question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> frozenset[int]:
-    """The linked mentions (by index in ``spans``) that modify the noun a question asks for ("which *physics*
-    laureates …", "which winners of *the chemistry* prize …", "which winners at *Yale* …"): written right before
-    it, or in an "of", "at", "from" or "in" phrase right after it (:data:`_MODIFYING_PHRASE`). Each is a condition
-    on the answer, so a candidate that leaves it out answers another question ("which laureates were born in
-    Hungary")."""
-    needed = set()
-    for t in types:
-        if not _asks_for(question, t.start, spans):
-            continue
-        # the noun phrase's end: its head noun after a class noun that modifies it ("which Nobel Prize *winners* at X")
-        end = next((h.end for h in types if h.start > t.end and not question[t.end : h.start].strip()), t.end)
-        for i, s in enumerate(spans):
-            before = s.end <= t.start and not question[s.end : t.start].strip()
-            if before or (s.start >= end and _MODIFYING_PHRASE.fullmatch(question[end : s.start])):
-                needed.add(i)
-    return frozenset(needed)
-
-
-def _modifying_word(before: str, spans: Sequence[LinkedSpan]) -> re.Match[str] | None:
-    """The word between "which" / "what" and the asked noun (``before``: the question up to the noun) when it can
-    modify the noun: not a function word or a number ("what *did* winners …", "which *two* …") nor part of an
-    entity's name."""
-    word = _WORD_BEFORE.search(before)
-    if word is None or fold(word.group(1)) in STOPWORDS or fold(word.group(1)) in _NUMBER_WORDS or _inside(word, spans):
-        return None
-    return word
-
-
-def _says_shared(question: str) -> bool:
-    """Whether ``question`` has a word that says a value is shared (:data:`_SHARED_WORDS`, "co-…")."""
-    return any(t in _SHARED_WORDS or t.startswith("co-") for t in question_tokens(question)[0])
-
-
-def _inside(word: re.Match[str], spans: Sequence[LinkedSpan]) -> bool:
-    """Whether the matched word (group 1) overlaps a linked span."""
-    return any(s.start < word.end(1) and word.start(1) < s.end for s in spans)
-
-
-def _heads(question: str, mention: TypeMention, modifiers: Sequence[TypeMention]) -> bool:
-    """Whether ``mention`` is the head noun right after one of ``modifiers`` ("Nobel Prize *laureates*")."""
-    return any(m.end <= mention.start and not question[m.end : mention.start].strip() for m in modifiers)
-
-
-def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``text`` with each ``(start, end)`` span written over by spaces (every offset into it stays valid)."""
-    for start, end in spans:
-        text = text[:start] + " " * (end - start) + text[end:]
-    return text
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

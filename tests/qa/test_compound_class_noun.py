@@ -22,7 +22,8 @@ import pytest
 import kgsvc
 from kgsvc.qa.link import TypeMention, aliases
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.pipeline import _main_spans, _unread_class_nouns
+from kgsvc.qa.pipeline import _main_spans
+from kgsvc.qa.question_nouns import unread_class_nouns
 from kgsvc.qa.service import answerer_for
 from tests.qa.conftest import hand_answers, indexed_turtle, top_answers
 
@@ -103,9 +104,9 @@ def test_the_class_nouns_left_unread() -> None:
         "Nobel Prize",
         "country",
     ]
-    unread = _unread_class_nouns(question, [], types, [modifier], {"country", "laureate", "award"})
+    unread = unread_class_nouns(question, [], types, [modifier], {"country", "laureate", "award"})
     assert unread == [(6, 17), (36, 47)]
-    assert (55, 62) in _unread_class_nouns(question, [], types, [modifier], {"laureate", "award"})
+    assert (55, 62) in unread_class_nouns(question, [], types, [modifier], {"laureate", "award"})
 
 
 def test_the_winners_of_a_compound_noun_are_its_people(prizes: kgsvc.KG) -> None:

@@ -4,7 +4,7 @@ Turtle with the Nobel graph's labels and shapes — untyped field nodes that onl
 exemplars, answers checked against hand-written SPARQL).
 
 * An entity that modifies the noun asked for is a condition on the answer ("which *physics* laureates were born in
-  X", "which winners of *the chemistry* prize …"; :func:`kgsvc.qa.pipeline._modifying_mentions`). main answered
+  X", "which winners of *the chemistry* prize …"; :func:`kgsvc.qa.question_nouns.modifying_mentions`). main answered
   every laureate born in X: "laureates" spells both *laureate award* and *nobel laureates*, so the lexicon reads it
   as neither, and the path without the field's two steps read better than the conjunction with them.
 * "X's *date of birth*" is the date: a walk from the entity to a date and straight back by the same relation (the
@@ -29,7 +29,8 @@ import pytest
 import kgsvc
 from kgsvc.qa.link import LinkedSpan, TypeMention, aliases
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.pipeline import _main_spans, _modifying_mentions, _modifying_word, _passed_classes
+from kgsvc.qa.pipeline import _main_spans
+from kgsvc.qa.question_nouns import modifying_mentions, modifying_word, passed_classes
 from kgsvc.qa.service import answerer_for
 from tests.qa.conftest import hand_answers, indexed_turtle
 
@@ -111,17 +112,17 @@ def test_the_mentions_that_modify_the_asked_noun() -> None:
 
     question = "Which physics laureates were born in Tarn?"
     spans = [span("physics", question), span("Tarn", question)]
-    assert _modifying_mentions(question, spans, [noun("laureates", question)]) == {0}
+    assert modifying_mentions(question, spans, [noun("laureates", question)]) == {0}
     question = "Which winners of the chemistry prize were born in Tarn?"
     spans = [span("chemistry", question), span("Tarn", question)]
-    assert _modifying_mentions(question, spans, [noun("winners", question)]) == {0}
+    assert modifying_mentions(question, spans, [noun("winners", question)]) == {0}
     # the noun asked for after its verb: no modifier; a noun not asked for: none either
     question = "Which laureates born in Tarn won physics?"
     spans = [span("Tarn", question), span("physics", question)]
-    assert _modifying_mentions(question, spans, [noun("laureates", question)]) == frozenset()
+    assert modifying_mentions(question, spans, [noun("laureates", question)]) == frozenset()
     question = "Who among the physics laureates was born in Tarn?"
     spans = [span("physics", question), span("Tarn", question)]
-    assert _modifying_mentions(question, spans, [noun("laureates", question)]) == frozenset()
+    assert modifying_mentions(question, spans, [noun("laureates", question)]) == frozenset()
 
 
 @pytest.mark.parametrize(
@@ -190,7 +191,7 @@ def test_an_entity_in_a_phrase_after_the_asked_noun_is_a_condition(prizes: kgsvc
 
 def test_a_time_asked_of_a_named_class_is_the_time_of_its_instance(prizes: kgsvc.KG) -> None:
     """ "When was X given *the Nobel Prize*?": the class noun the question names but does not ask for is passed on
-    the way to the time (:func:`kgsvc.qa.pipeline._passes`); main answered X's birth date, a one-step time, with
+    the way to the time (:meth:`kgsvc.qa.pipeline.QuestionAnswerer._passes`); main answered X's birth date, a one-step time, with
     "given" read as the *given name* step of a detour."""
     query = f"SELECT ?x WHERE {{ <{EX}Ada> <{EX}laureateAward> ?p . ?p <{EX}year> ?x }}"
     assert hand_answers(prizes, query, "prizes") == ["1950"]
@@ -207,7 +208,7 @@ def test_a_class_noun_that_describes_the_entity_is_no_waypoint(prizes: kgsvc.KG)
         linked = qa.linker.link_types(question)
         spans = _main_spans(linked.spans, QAOptions().min_relative_score)
         _, modifiers = qa._asked_classes(question, spans, linked.types)
-        classes = _passed_classes(question, spans, linked.types, modifiers, qa.graph)
+        classes = passed_classes(question, spans, linked.types, modifiers, qa.graph)
         return [qa.graph.node_labels[c] for found in classes for c in sorted(found)]
 
     assert passed("When was Ada Quill given the Nobel Prize?") == ["Nobel Prize"]
@@ -218,9 +219,9 @@ def test_a_class_noun_that_describes_the_entity_is_no_waypoint(prizes: kgsvc.KG)
 
 
 def test_what_is_no_modifier_of_the_asked_noun() -> None:
-    assert _modifying_word("What did ", []) is None
-    assert _modifying_word("Which two ", []) is None
-    word = _modifying_word("Which Nobel ", [])
+    assert modifying_word("What did ", []) is None
+    assert modifying_word("Which two ", []) is None
+    word = modifying_word("Which Nobel ", [])
     assert word is not None and word.group(1) == "Nobel"
 
 

@@ -1,8 +1,9 @@
 """Issue 16, 2026-11-27 (late): superlatives ranked by a value one step away from the things ranked, and a time clause
-that names no step, found on the Nobel misses (n64, n89: "the first laureate … to win a Nobel Prize", "won the Nobel Prize most recently" rank by the
-year of each one's prize, which the prize holds, not the laureate). A small graph of our own in Turtle with the
-Nobel graph's shapes (prizes with a plain-string *year*, *laureate award* from people, *award* from prizes to people
-and institutions), the bundled MiniLM, no exemplars, answers checked against hand-written SPARQL.
+that names no step, found on the Nobel misses (n64, n89: "the first laureate … to win a Nobel Prize", "won the Nobel
+Prize most recently" rank by the year of each one's prize, which the prize holds, not the laureate). A small graph of
+our own in Turtle with the Nobel graph's shapes (prizes with a plain-string *year*, *laureate award* from people,
+*award* from prizes to people and institutions), the bundled MiniLM, no exemplars, answers checked against hand-written
+SPARQL.
 
 main ranked only by the items' own values (:func:`kgsvc.qa.aggregate.comparable_relations`), so every one of these
 was ranked by the birth date. Now the two-step values (:func:`kgsvc.qa.aggregate.comparable_paths`) compete too,

@@ -1,0 +1,214 @@
+"""What a question's noun phrases and clauses say about its answer, read off the words and the linked mentions.
+
+The ranker (:mod:`kgsvc.qa.rank`) reads words against relation labels; this module reads the question's grammar
+around its nouns, for :class:`~kgsvc.qa.pipeline.QuestionAnswerer` and :mod:`kgsvc.qa.kind_path`:
+
+* the noun asked for: right after "which" / "what" (:func:`asks_for`), and the word between them that modifies it
+  ("which *Nobel* winners", :func:`modifying_word`);
+* the linked mentions that modify it, each a condition on the answer ("which *physics* laureates", "winners *at
+  Yale*", :func:`modifying_mentions`);
+* the class nouns named but not asked for: those the path passes on the way ("when was X given *the Nobel Prize*",
+  :func:`passed_classes`) and those that name no step and are not read as words (:func:`unread_class_nouns`);
+* what a "when" / "where" question asks (:func:`asks_time`), a time clause after the main one that names no step
+  ("X's affiliation *when they won the Nobel Prize*", :func:`time_clauses`), and whether a value is said to be
+  shared (:func:`says_shared`).
+
+English grammar only: nothing here names a graph's relations or a benchmark's templates; the graph is read only
+for the types of linked nodes. Every function is O(length of the question × mentions).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from kgsvc.qa.align import question_tokens
+from kgsvc.qa.exemplars import mask_question
+from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.link import STOPWORDS, LinkedSpan, TypeMention, fold
+from kgsvc.qa.zeroshot import SHARE_CUES, stem_match
+
+__all__ = [
+    "ASKED_NOUN",
+    "NEXT_WORD",
+    "OF_PHRASE",
+    "asks_for",
+    "asks_time",
+    "blank_spans",
+    "heads",
+    "modifying_mentions",
+    "modifying_word",
+    "named_class_nouns",
+    "passed_classes",
+    "says_shared",
+    "time_clauses",
+    "unread_class_nouns",
+]
+
+#: The noun a question asks for, right after its wh-phrase ("Which *women* …", "How many *physicists* …").
+ASKED_NOUN = re.compile(r"\W*(?:which|what|how\s+many)\s+([^\W\d_]+)\b", re.IGNORECASE)
+#: A class noun that names what is asked: right after "which" / "what" (or "what are the", "which other"), or one
+#: word later ("which Nobel laureates").
+_ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:other\s+)?(?:\S+\s+)?$", re.IGNORECASE)
+#: The words before a class noun that says what is shared ("the same *institution*", "shared the *Nobel Prize*").
+_SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNORECASE)
+#: The word right before the noun a question asks for, when it is no wh-word ("which *Nobel* winners").
+_WORD_BEFORE = re.compile(r"\b(?:which|what)\s+([^\W\d_][\w-]*)\s+$", re.IGNORECASE)
+#: The word right after a position ("the Nobel Prize *winner* X").
+NEXT_WORD = re.compile(r"\s+([^\W\d_][\w-]*)")
+#: What lies between the noun a question asks for and an entity in a phrase modifying it ("winners| at |Yale").
+_MODIFYING_PHRASE = re.compile(r"\s+(?:of|at|from|in)\s+(?:(?:the|a|an)\s+)?(?:[A-Z0-9][\w'.-]*\s+){0,3}")
+#: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
+OF_PHRASE = re.compile(r"\s+of\s+(?:\S+\s+){0,3}", re.IGNORECASE)
+#: Words that say a value is shared, so a walk to a date and back is what is asked ("born the *same* day as X").
+_SHARED_WORDS = SHARE_CUES | {"else"}
+#: Number words that stand between "which" and a noun ("which *two* laureates").
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten dozen few several many".split())
+#: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
+_WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
+#: A time clause after the main one, about its subject ("… working at *when he got the Nobel Prize*", "… place of
+#: work *at the time of the prize*"): it dates the fact asked for and names no step of its own.
+_TIME_CLAUSE = re.compile(r"\s(?:when\s+(?:he|she|they|it)\b|at\s+the\s+time\s+(?:of|when)\b)[^?.!]*", re.IGNORECASE)
+
+
+def named_class_nouns(
+    question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention], modifiers: Sequence[TypeMention]
+) -> list[TypeMention]:
+    """The class nouns a question names but does not ask for, nor reads as what is shared ("the same
+    *institution*"): neither the asked noun nor its head after a modifier ("which Nobel Prize *laureates*")."""
+    return [
+        t
+        for t in types
+        if t.classes
+        and not asks_for(question, t.start, spans)
+        and not heads(question, t, modifiers)
+        and not _SHARE_BEFORE.search(question[: t.start])
+    ]
+
+
+def passed_classes(
+    question: str,
+    spans: Sequence[LinkedSpan],
+    types: Sequence[TypeMention],
+    modifiers: Sequence[TypeMention],
+    graph: QAGraph,
+) -> list[frozenset[int]]:
+    """The classes of the class nouns named on the way to what a question asks ("when was X given *the Nobel Prize*":
+    the path passes X's prize; :meth:`kgsvc.qa.pipeline.QuestionAnswerer._passes`): :func:`named_class_nouns` that
+    modify neither the asked noun nor a word after them ("the *Nobel Prize* winner X") and that no linked entity is an
+    instance of ("the *laureate* X")."""
+    linked = set().union(*(graph.types(s.nodes[0][0]) for s in spans if s.nodes))
+    passed = []
+    for t in named_class_nouns(question, spans, types, modifiers):
+        following = NEXT_WORD.match(question, t.end)
+        if any(m.start == t.start for m in modifiers) or linked & set(t.classes):
+            continue
+        if following is not None and fold(following.group(1)) not in STOPWORDS:
+            continue
+        passed.append(frozenset(t.classes))
+    return passed
+
+
+def asks_time(question: str) -> bool | None:
+    """``True`` for a question that opens with "when" (it asks for a date or a time), ``False`` for one that opens
+    with "where" (a place: not a date), ``None`` otherwise ("which institution was X working at *when* …" asks for
+    an institution).
+
+    >>> asks_time("When was Linda Buck born?"), asks_time("Where was she born?"), asks_time("Who won?")
+    (True, False, None)
+    """
+    m = _WHEN_WHERE.match(question)
+    return None if m is None else m.group(1).lower() == "when"
+
+
+def asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:
+    """Whether a class noun at ``start`` names what is asked: right after "which" / "what", or one word later, a
+    linked entity before it counting as one word ("which Nobel laureates", "which Harbour Institute laureates")."""
+    before = mask_question(question[:start], [(s.start, s.end) for s in spans if s.end <= start])
+    return _ASKS_FOR.search(before + " ") is not None
+
+
+def unread_class_nouns(
+    question: str,
+    spans: Sequence[LinkedSpan],
+    types: Sequence[TypeMention],
+    modifiers: Sequence[TypeMention],
+    relation_words: Collection[str],
+) -> list[tuple[int, int]]:
+    """The class nouns the ranker does not read as words, by ``(start, end)``: those that modify the asked noun
+    (``modifiers``: "which *Nobel Prize* winners") and those of a class the question names but does not ask for
+    ("what year did X win *the Nobel Prize*": what X won, not a step; read as words, "Nobel" spelled *nobel
+    laureates*). Read are: the asked noun (also after a modifier of several words), a class noun that says what is
+    shared ("the same *institution*", "*co-laureate*"), and one whose head word spells a word of a relation label
+    of the graph (``relation_words``: "the *country* of X" with a relation *country* names that step)."""
+    named = [
+        t
+        for t in named_class_nouns(question, spans, types, modifiers)
+        if not any(stem_match(fold(t.text).split()[-1], w) for w in relation_words)
+    ]
+    return [(t.start, t.end) for t in [*modifiers, *named]]
+
+
+def modifying_mentions(question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> frozenset[int]:
+    """The linked mentions (by index in ``spans``) that modify the noun a question asks for ("which *physics*
+    laureates …", "which winners of *the chemistry* prize …", "which winners at *Yale* …"): written right before
+    it, or in an "of", "at", "from" or "in" phrase right after it (:data:`_MODIFYING_PHRASE`). Each is a condition
+    on the answer, so a candidate that leaves it out answers another question ("which laureates were born in
+    Hungary")."""
+    needed = set()
+    for t in types:
+        if not asks_for(question, t.start, spans):
+            continue
+        # the noun phrase's end: its head noun after a class noun that modifies it ("which Nobel Prize *winners* at X")
+        end = next((h.end for h in types if h.start > t.end and not question[t.end : h.start].strip()), t.end)
+        for i, s in enumerate(spans):
+            before = s.end <= t.start and not question[s.end : t.start].strip()
+            if before or (s.start >= end and _MODIFYING_PHRASE.fullmatch(question[end : s.start])):
+                needed.add(i)
+    return frozenset(needed)
+
+
+def modifying_word(before: str, spans: Sequence[LinkedSpan]) -> re.Match[str] | None:
+    """The word between "which" / "what" and the asked noun (``before``: the question up to the noun) when it can
+    modify the noun: not a function word or a number ("what *did* winners …", "which *two* …") nor part of an
+    entity's name."""
+    word = _WORD_BEFORE.search(before)
+    if word is None or fold(word.group(1)) in STOPWORDS or fold(word.group(1)) in _NUMBER_WORDS or _inside(word, spans):
+        return None
+    return word
+
+
+def says_shared(question: str) -> bool:
+    """Whether ``question`` has a word that says a value is shared (:data:`_SHARED_WORDS`, "co-…")."""
+    return any(t in _SHARED_WORDS or t.startswith("co-") for t in question_tokens(question)[0])
+
+
+def _inside(word: re.Match[str], spans: Sequence[LinkedSpan]) -> bool:
+    """Whether the matched word (group 1) overlaps a linked span."""
+    return any(s.start < word.end(1) and word.start(1) < s.end for s in spans)
+
+
+def heads(question: str, mention: TypeMention, modifiers: Sequence[TypeMention]) -> bool:
+    """Whether ``mention`` is the head noun right after one of ``modifiers`` ("Nobel Prize *laureates*")."""
+    return any(m.end <= mention.start and not question[m.end : mention.start].strip() for m in modifiers)
+
+
+def blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each ``(start, end)`` span written over by spaces (every offset into it stays valid)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def time_clauses(question: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each time clause after the main one (:data:`_TIME_CLAUSE`), which the ranker does not
+    read: "Could you tell me X's affiliation *when they won the Nobel Prize*?" asks for the affiliation; read, "won"
+    and "Nobel Prize" paid for steps to the prize's year.
+
+    >>> q = "Could you tell me X's affiliation when they won the Nobel Prize?"
+    >>> [q[a:b] for a, b in time_clauses(q)]
+    [' when they won the Nobel Prize']
+    >>> time_clauses("When did X win the Nobel Prize?")
+    []
+    """
+    return [m.span() for m in _TIME_CLAUSE.finditer(question)]
