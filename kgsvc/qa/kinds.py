@@ -103,6 +103,9 @@ _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will
 _COUNT = re.compile(
     r"^\s*(?:in\s+)?how\s+many\b|\bthe\s+(?:total\s+)?number\s+of\b|^\W*(?:total\s+)?number\s+of\b|^\s*count\b", re.I
 )
+_HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.I)
+#: "in total" in a count says nothing more than the count ("In total, how many …"); elsewhere it asks for a sum.
+_IN_TOTAL = re.compile(r"\bin\s+total\b\s*,?", re.I)
 _UNSUPPORTED = [
     (
         re.compile(r"\b(average|mean|median|sum|total\s+of|in\s+total|percent(?:age)?|ratio|proportion)\b", re.I),
@@ -290,6 +293,8 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
     --------
     >>> classify("How many films did Satoshi Kon direct?", [(19, 30)]).kind
     'count'
+    >>> classify("In total, how many laureates died in Argentina?", [(37, 46)]).kind
+    'count'
     >>> k = classify("Which film by Satoshi Kon was released first?", [(14, 25)])
     >>> k.kind, k.cue.word, k.limit
     ('ordering', 'first', 1)
@@ -301,6 +306,8 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
     numeric = [(a, b) for a, b in spans if _CONSTANT.fullmatch(question[a:b].strip())]
     named = [sp for sp in spans if sp not in numeric]
     masked = _mask(question, named).lower()
+    if _HOW_MANY.search(masked):  # "In total, how many …", "how many … in total": a count, not a sum
+        masked = _IN_TOTAL.sub(lambda m: " " * len(m.group(0)), masked)
     n_mentions = len(named)
     for pattern, why in _UNSUPPORTED:
         if pattern.search(masked):

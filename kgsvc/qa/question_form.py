@@ -17,7 +17,9 @@ first read as its question (:func:`as_question`):
 * a relational noun phrase is asked for by "what are" ("Name the birthplaces of the laureates of X" → "what are the
   birthplaces of …": read as "which birthplaces of …", the noun would only be the answer's class);
 * otherwise the article or quantifier after the command becomes "which" ("Name *the* prize winners …" → "which prize
-  winners …", "List all films …" → "which films …").
+  winners …", "List all films …" → "which films …");
+* a noun phrase with a relative clause and nothing before it is asked for by "which" ("physics laureates who died in
+  X" → "which physics laureates who died in X").
 
 English grammar only: nothing here names a graph's relations or a benchmark's templates. "Count …" is left to
 :mod:`kgsvc.qa.kinds`, which reads it as a count.
@@ -46,6 +48,18 @@ _PEOPLE_WHO = re.compile(
     r"(?:every(?:one|body)|any(?:one|body)|(?:all\s+)?(?:those|the\s+ones|the\s+people|people))\s+(?=who\b)",
     re.IGNORECASE,
 )
+#: A question written as a noun phrase with a relative clause and no question word or verb before it ("physics
+#: laureates who died in X", "nobel laureates whose place of death was X"): one to four words, then "who", "whose"
+#: or "that" in lower case (not a title's "Who") and more words (not "the movie X starred who"); not a count ("number
+#: of laureates who …").
+_FRAGMENT = re.compile(
+    r"^\W*(?!(?:who|whom|whose|what|which|where|when|why|how|is|are|was|were|do|does|did|has|have|had|can|could"
+    r"|will|would|should|shall|may|might|must|in|on|at|of|for|from|by|with|to|among|between|number|count|total"
+    r"|headcount|amount)\b)((?:[\w'.-]+\s+){1,4}?)(?-i:who|whose|that)\s+\w",
+    re.IGNORECASE,
+)
+#: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
+_ASKING = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
 _NUMBER_OF = re.compile(r"the\s+(?:total\s+)?number\s+of\b", re.IGNORECASE)
 _DETERMINER = re.compile(r"(?:the|some|any|every|each)\s+", re.IGNORECASE)
 _INDEFINITE = re.compile(r"(?:a|an)\s+", re.IGNORECASE)
@@ -93,8 +107,18 @@ def as_question(question: str) -> Reworded:
     'name a soccer club that has a player from Mexico ?'
     >>> as_question("Who won the 2011 economics prize?").text
     'Who won the 2011 economics prize?'
+    >>> as_question("physics laureates who died in the ussr").text
+    'which physics laureates who died in the ussr'
+    >>> as_question("Is it true that X was born in Y?").text
+    'Is it true that X was born in Y?'
+    >>> as_question("the films that share actors with X were released in which years").text
+    'the films that share actors with X were released in which years'
     """
     command = _COMMAND.match(question)
+    fragment = _FRAGMENT.match(question) if command is None else None
+    if fragment is not None and not _ASKING.search(question, fragment.end()):
+        rest = fragment.start(1)  # "physics laureates who died in X": a noun phrase asked for by its clause
+        return Reworded(question, "which " + question[rest:], kept=rest, shift=len("which ") - rest)
     if command is None or _titled(question, command):
         return Reworded(question, question)
     rest = command.end()

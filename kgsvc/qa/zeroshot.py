@@ -160,6 +160,7 @@ SHARE_CUES = frozenset(
         "shared",
         "sharing",
         "together",
+        "alongside",
         "other",
         "others",
         "co",

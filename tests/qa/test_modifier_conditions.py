@@ -191,8 +191,8 @@ def test_an_entity_in_a_phrase_after_the_asked_noun_is_a_condition(prizes: kgsvc
 
 def test_a_time_asked_of_a_named_class_is_the_time_of_its_instance(prizes: kgsvc.KG) -> None:
     """ "When was X given *the Nobel Prize*?": the class noun the question names but does not ask for is passed on
-    the way to the time (:meth:`kgsvc.qa.pipeline.QuestionAnswerer._passes`); main answered X's birth date, a one-step time, with
-    "given" read as the *given name* step of a detour."""
+    the way to the time (:meth:`kgsvc.qa.pipeline.QuestionAnswerer._passes`); main answered X's birth date, a
+    one-step time, with "given" read as the *given name* step of a detour."""
     query = f"SELECT ?x WHERE {{ <{EX}Ada> <{EX}laureateAward> ?p . ?p <{EX}year> ?x }}"
     assert hand_answers(prizes, query, "prizes") == ["1950"]
     assert _answers(prizes, "When was Ada Quill given the Nobel Prize?") == ["1950"]

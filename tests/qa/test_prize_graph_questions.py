@@ -1,15 +1,19 @@
-"""Issue 16, 2026-11-27 (late): superlatives ranked by a value one step away from the things ranked, and a time clause
-that names no step, found on the Nobel misses (n64, n89: "the first laureate … to win a Nobel Prize", "won the Nobel
-Prize most recently" rank by the year of each one's prize, which the prize holds, not the laureate). A small graph of
-our own in Turtle with the Nobel graph's shapes (prizes with a plain-string *year*, *laureate award* from people,
-*award* from prizes to people and institutions), the bundled MiniLM, no exemplars, answers checked against hand-written
-SPARQL.
+"""Issue 16, 2026-11-27 (late): readings found on the Nobel misses, on a small graph of our own in Turtle with the Nobel
+graph's shapes (prizes with a plain-string *year*, *laureate award* from people, *award* from prizes to people and
+institutions, *nobel laureates* from institutions, ``owl:sameAs`` links), the bundled MiniLM, no exemplars, answers
+checked against hand-written SPARQL. Each of these fails on main before the change that reads it:
 
-main ranked only by the items' own values (:func:`kgsvc.qa.aggregate.comparable_relations`), so every one of these
-was ranked by the birth date. Now the two-step values (:func:`kgsvc.qa.aggregate.comparable_paths`) compete too,
-read against the cue's words without the noun of the things ranked ("the youngest *laureate*" spells the two-step
-*laureate award year* but asks for an age); and "who …" ranks people only, not the institutions a prize also
-names. "X's affiliation *when they won the Nobel Prize*" (n132) is X's affiliation: the clause dates it.
+* superlatives ranked by a value one step away from the things ranked (n64, n89: "won the Nobel Prize most
+  recently" ranks by the year of each one's prize, which the prize holds): main ranked only by the items' own values
+  (:func:`kgsvc.qa.aggregate.comparable_relations`); now the two-step values
+  (:func:`kgsvc.qa.aggregate.comparable_paths`) compete too, read against the cue's words without the noun of the
+  things ranked ("the youngest *laureate*" spells the two-step *laureate award year* but asks for an age), and "who
+  …" ranks people only, not the institutions a prize also names;
+* "X's affiliation *when they won the Nobel Prize*" (n132) is X's affiliation: the clause dates it and names no step;
+* "In total, how many …" (n206) is a count, not arithmetic;
+* a noun phrase with a relative clause and no question word (n204, n175: "laureates whose death place was X") asks
+  for the noun;
+* "alongside" says that a value is shared (n199: "Who received the Nobel Prize alongside X").
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ TURTLE = """\
 @prefix ex: <http://example.org/> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix dbr: <http://dbpedia.org/resource/> .
 
 ex:NobelPrize rdfs:label "Nobel Prize" .
 ex:Laureate rdfs:label "Laureate" .
@@ -36,8 +42,11 @@ ex:award rdfs:label "award" .
 ex:birthPlace rdfs:label "birth place" .
 ex:birthDate rdfs:label "birth date" .
 ex:year rdfs:label "year" .
+ex:deathPlace rdfs:label "death place" .
+ex:deathDate rdfs:label "death date" .
 ex:category rdfs:label "category" .
 ex:memberOf rdfs:label "member of" .
+ex:nobelLaureates rdfs:label "nobel laureates" .
 ex:physics rdfs:label "physics" .
 
 ex:Vell a ex:City ; rdfs:label "Vell" .
@@ -45,7 +54,7 @@ ex:Orrin a ex:Organisation ; rdfs:label "Orrin Institute" .
 ex:P1950 a ex:NobelPrize ; rdfs:label "Nobel 1950 physics" ; ex:category ex:physics ; ex:year "1950" ;
     ex:award ex:Bea, ex:Orrin .
 ex:P1955 a ex:NobelPrize ; rdfs:label "Nobel 1955 physics" ; ex:category ex:physics ; ex:year "1955" ;
-    ex:award ex:Cato .
+    ex:award ex:Cato, ex:Dov .
 ex:P1960 a ex:NobelPrize ; rdfs:label "Nobel 1960 physics" ; ex:category ex:physics ; ex:year "1960" ;
     ex:award ex:Abe .
 
@@ -55,7 +64,13 @@ ex:Bea a ex:Laureate, ex:Person ; rdfs:label "Bea Lorn" ; ex:laureateAward ex:P1
     ex:birthDate "1910-03-04"^^xsd:date ; ex:memberOf ex:Orrin .
 ex:Cato a ex:Laureate, ex:Person ; rdfs:label "Cato Fenn" ; ex:laureateAward ex:P1955 ; ex:birthPlace ex:Vell ;
     ex:birthDate "1920-05-06"^^xsd:date .
-ex:Orrin ex:birthPlace ex:Vell .
+ex:Dov a ex:Laureate, ex:Person ; rdfs:label "Dov Marek" ; ex:laureateAward ex:P1955 ; ex:birthPlace ex:Lune ;
+    ex:birthDate "1925-07-08"^^xsd:date .
+ex:Lune a ex:City ; rdfs:label "Lune" .
+ex:Abe owl:sameAs dbr:Abe_Rook ; ex:deathPlace ex:Lune ; ex:deathDate "1980-01-01"^^xsd:date .
+ex:Cato owl:sameAs dbr:Cato_Fenn ; ex:deathPlace ex:Lune ; ex:deathDate "1990-02-02"^^xsd:date .
+ex:Dov owl:sameAs dbr:Dov_Marek ; ex:deathPlace ex:Vell ; ex:deathDate "1995-03-03"^^xsd:date .
+ex:Orrin ex:birthPlace ex:Vell ; ex:nobelLaureates ex:Bea .
 """
 EX = "http://example.org/"
 BY_PRIZE = (
@@ -115,3 +130,31 @@ def test_a_time_clause_names_no_step(prizes: kgsvc.KG) -> None:
     expected = [f"{EX}Orrin"]
     assert _ordered(prizes, f"SELECT ?x WHERE {{ <{EX}Bea> <{EX}memberOf> ?x }}") == expected
     assert _top(prizes, "Could you tell me Bea Lorn's affiliation when they won the Nobel Prize?") == expected
+
+
+def test_in_total_how_many_is_a_count(prizes: kgsvc.KG) -> None:
+    """ "In total, how many …" (Nobel n206) was refused as arithmetic ("in total" read as a sum)."""
+    expected = _ordered(prizes, f"SELECT ?x WHERE {{ ?x a <{EX}Laureate> ; <{EX}birthPlace> <{EX}Vell> }}")
+    answer = prizes.ask("In total, how many laureates were born in Vell?", dataset="prizes")
+    assert answer.grounded, answer.reason
+    assert [a.value for a in answer.answers] == [str(len(expected))]
+
+
+def test_a_noun_phrase_with_a_relative_clause_asks_for_the_noun(prizes: kgsvc.KG) -> None:
+    """ "laureates whose death place was Lune" (Nobel n204, n175: no question word) asks for the laureates; main
+    answered a place."""
+    query = f"SELECT ?x WHERE {{ ?x a <{EX}Laureate> ; <{EX}deathPlace> <{EX}Lune> }}"
+    expected = sorted(_ordered(prizes, query))
+    assert expected == [f"{EX}Abe", f"{EX}Cato"]
+    assert sorted(_top(prizes, "laureates whose death place was Lune")) == expected
+    assert sorted(_top(prizes, "physics laureates who died in Lune")) == expected
+
+
+def test_alongside_says_the_prize_is_shared(prizes: kgsvc.KG) -> None:
+    """ "Who received the Nobel Prize alongside X" (Nobel n199) asks for X's co-winners; main answered X."""
+    query = (
+        f"SELECT ?x WHERE {{ <{EX}Cato> <{EX}laureateAward> ?p . ?x <{EX}laureateAward> ?p FILTER(?x != <{EX}Cato>) }}"
+    )
+    assert _ordered(prizes, query) == [f"{EX}Dov"]
+    assert _top(prizes, "Who received the Nobel Prize alongside Cato Fenn?") == [f"{EX}Dov"]
+    assert _top(prizes, "Who was honoured alongside Cato Fenn with the Nobel Prize?") == [f"{EX}Dov"]
