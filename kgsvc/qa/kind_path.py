@@ -498,8 +498,8 @@ class _KindPath:
 
     def extended(self, chosen: _Chosen, attribute: Attribute) -> _Chosen:
         """``chosen`` with the edge ``?answer –attribute→ ?value`` (through ``?x_via`` for a two-step attribute:
-        "the first laureate born in X *to win a Nobel Prize*" ranks by the year of each one's prize); ``?value`` is
-        the new answer node, and ``chosen``'s answer node stays the item's."""
+        "which laureate of X *won the Nobel Prize most recently*" ranks by the year of each one's prize); ``?value``
+        is the new answer node, and ``chosen``'s answer node stays the item's."""
         p = chosen.pattern
         assert p.answer is not None
         labels = self.graph.relation_labels

@@ -48,7 +48,7 @@ _PEOPLE_WHO = re.compile(
     r"(?:every(?:one|body)|any(?:one|body)|(?:all\s+)?(?:those|the\s+ones|the\s+people|people))\s+(?=who\b)",
     re.IGNORECASE,
 )
-#: A question written as a noun phrase with a relative clause and no question word or verb before it ("physics
+#: A question written as a noun phrase with a relative clause and no question word or auxiliary before it ("physics
 #: laureates who died in X", "nobel laureates whose place of death was X"): one to four words, then "who", "whose"
 #: or "that" in lower case (not a title's "Who") and more words (not "the movie X starred who"); not a count ("number
 #: of laureates who …").
