@@ -86,6 +86,7 @@ from kgsvc.qa.question_nouns import (
     asks_for,
     asks_time,
     blank_spans,
+    genitive_nouns,
     heads,
     modifying_mentions,
     modifying_word,
@@ -273,6 +274,19 @@ class QuestionAnswerer:
         )
         return classes, noun if modifier is noun else None
 
+    def _genitive_classes(
+        self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention], asked: Collection[int]
+    ) -> list[tuple[int, frozenset[int]]]:
+        """For each noun a linked entity's genitive names (:func:`~kgsvc.qa.question_nouns.genitive_nouns`), the
+        entity's index in ``spans`` and the noun's classes (a noun that is no class label: its nearest class), unless
+        they are what the question asks for ("what is X's *institution*" ends there)."""
+        found = []
+        for mention, t in genitive_nouns(question, spans, types):
+            classes = frozenset(t.classes) or nearest_classes(self.graph, self.ranker, fold(t.text))
+            if classes and classes.isdisjoint(asked):
+                found.append((mention, classes))
+        return found
+
     def _names_relation_after(self, question: str, noun: TypeMention) -> bool:
         """Whether the word right after ``noun`` spells a word of a relation label ("which *prize* categories" with a
         relation *category*): for a noun that is no class label itself (read by its nearest class), that word is
@@ -383,7 +397,9 @@ class QuestionAnswerer:
             needed = modifying_mentions(question, spans, linked.types)
             when = asks_time(question)
             through = passed_classes(question, spans, linked.types, modifiers, self.graph) if when else []
-            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, when, read, needed, through)
+            # "which country is the city of X's *institution* in": the first step from X reaches an institution
+            owned = self._genitive_classes(question, spans, linked.types, asked) if asked or when is not None else []
+            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, when, read, needed, through, owned)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -580,6 +596,7 @@ class QuestionAnswerer:
         read: str | None = None,
         needed: frozenset[int] = frozenset(),
         through: Sequence[frozenset[int]] = (),
+        owned: Sequence[tuple[int, frozenset[int]]] = (),
     ) -> _Chosen | None:
         """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of the
         class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that can end at
@@ -609,6 +626,7 @@ class QuestionAnswerer:
             )
         # readings of the question's structure, dropped first when no candidate fits them all
         structure = [self._passes(classes) for classes in through]  # "when was X given *the Nobel Prize*"
+        structure += [self._first_step_into(mention, classes) for mention, classes in owned]  # "X's *institution*"
         if needed:  # "which *physics* laureates …": the modifier of the asked noun is a condition on the answer
             structure.append(lambda c: needed <= {b.mention for b in c.branches})
         if not says_shared(question):  # "X's date of birth": the date, not the people born then
@@ -691,6 +709,24 @@ class QuestionAnswerer:
             return any(step in inner and not typed.isdisjoint(ends) for step, ends in walk)
 
         return lambda c: any(passes(b) for b in c.branches)
+
+    def _first_step_into(self, mention: int, classes: frozenset[int]) -> Callable[[CandidatePattern], bool]:
+        """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates with a branch from ``mention`` whose first step
+        reaches an instance of one of ``classes`` ("the city of X's *institution*": X's institution, one step from X).
+        O(1) per candidate after the first test of each (anchor, step)."""
+        typed = self.graph.instances(classes)
+        reaches: dict[tuple[int, int, bool], bool] = {}
+
+        def first_step(branch: Branch) -> bool:
+            if branch.mention != mention or not branch.steps:
+                return False
+            key = (branch.anchor, *branch.steps[0])
+            if key not in reaches:
+                ends = self.graph.snapshot.neighbors_via(branch.anchor, branch.steps[0][0], outgoing=branch.steps[0][1])
+                reaches[key] = not typed.isdisjoint(ends.tolist())
+            return reaches[key]
+
+        return lambda c: any(first_step(b) for b in c.branches)
 
     def _ends_at_time(self, time: bool) -> Callable[[CandidatePattern], bool]:
         """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates every branch of which ends with a step that

@@ -8,7 +8,8 @@ around its nouns, for :class:`~kgsvc.qa.pipeline.QuestionAnswerer` and :mod:`kgs
 * the linked mentions that modify it, each a condition on the answer ("which *physics* laureates", "winners *at
   Yale*", :func:`modifying_mentions`);
 * the class nouns named but not asked for: those the path passes on the way ("when was X given *the Nobel Prize*",
-  :func:`passed_classes`) and those that name no step and are not read as words (:func:`unread_class_nouns`);
+  :func:`passed_classes`), those an entity's genitive names, one step from it ("the city of X's *institution*",
+  :func:`genitive_nouns`), and those that name no step and are not read as words (:func:`unread_class_nouns`);
 * what a "when" / "where" question asks (:func:`asks_time`), a time clause after the main one that names no step
   ("X's affiliation *when they won the Nobel Prize*", :func:`time_clauses`), and whether a value is said to be
   shared (:func:`says_shared`).
@@ -35,6 +36,7 @@ __all__ = [
     "asks_for",
     "asks_time",
     "blank_spans",
+    "genitive_nouns",
     "heads",
     "modifying_mentions",
     "modifying_word",
@@ -66,6 +68,8 @@ _SHARED_WORDS = SHARE_CUES | {"else"}
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten dozen few several many".split())
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
 _WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
+#: What lies between an entity and the noun its genitive names ("X|'s |institution").
+_GENITIVE = re.compile(r"\s*['\u2019]s\s+")
 #: A time clause after the main one, about its subject ("… working at *when he got the Nobel Prize*", "… place of
 #: work *at the time of the prize*"): it dates the fact asked for and names no step of its own.
 _TIME_CLAUSE = re.compile(r"\s(?:when\s+(?:he|she|they|it)\b|at\s+the\s+time\s+(?:of|when)\b)[^?.!]*", re.IGNORECASE)
@@ -198,6 +202,19 @@ def blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     return text
+
+
+def genitive_nouns(
+    question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]
+) -> list[tuple[int, TypeMention]]:
+    """The class nouns right after a linked entity's "'s" ("the city of X's *institution*", "shared X's *Nobel
+    Prize*"), each with the index in ``spans`` of its entity: the noun names what one step from the entity reaches."""
+    found = []
+    for t in types:
+        for i, s in enumerate(spans):
+            if s.end <= t.start and _GENITIVE.fullmatch(question[s.end : t.start]):
+                found.append((i, t))
+    return found
 
 
 def time_clauses(question: str) -> list[tuple[int, int]]:

@@ -13,7 +13,8 @@ checked against hand-written SPARQL. Each of these fails on main before the chan
 * "In total, how many …" (n206) is a count, not arithmetic;
 * a noun phrase with a relative clause and no question word (n204, n175: "laureates whose death place was X") asks
   for the noun;
-* "alongside" says that a value is shared (n199: "Who received the Nobel Prize alongside X").
+* "alongside" says that a value is shared (n199: "Who received the Nobel Prize alongside X");
+* a class noun after an entity's genitive is one step from it (n37: "the city of X's *institution*").
 """
 
 from __future__ import annotations
@@ -158,3 +159,48 @@ def test_alongside_says_the_prize_is_shared(prizes: kgsvc.KG) -> None:
     assert _ordered(prizes, query) == [f"{EX}Dov"]
     assert _top(prizes, "Who received the Nobel Prize alongside Cato Fenn?") == [f"{EX}Dov"]
     assert _top(prizes, "Who was honoured alongside Cato Fenn with the Nobel Prize?") == [f"{EX}Dov"]
+
+
+PLACES = """\
+@prefix ex: <http://example.org/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+
+ex:Laureate rdfs:label "Laureate" .
+ex:Organisation rdfs:label "Organisation" .
+ex:City rdfs:label "City" .
+ex:Country rdfs:label "Country" .
+ex:memberOf rdfs:label "member of" .
+ex:birthPlace rdfs:label "birth place" .
+ex:city rdfs:label "city" .
+ex:country rdfs:label "country" .
+ex:containedInPlace rdfs:label "contained in place" .
+
+ex:Kesh a ex:Country ; rdfs:label "Kesh" .
+ex:Morrow a ex:Country ; rdfs:label "Morrow" .
+ex:Tarn a ex:City ; rdfs:label "Tarn" ; ex:containedInPlace ex:Kesh .
+ex:Lisk a ex:City ; rdfs:label "Lisk" ; ex:containedInPlace ex:Morrow .
+ex:TarnU a ex:Organisation ; rdfs:label "Tarn University" ; ex:city ex:Tarn ; ex:country ex:Kesh .
+ex:Hale a ex:Organisation ; rdfs:label "Hale Institute" ; ex:city ex:Lisk ; ex:country ex:Morrow .
+ex:Ivo a ex:Laureate ; rdfs:label "Ivo Brandt" ; ex:birthPlace ex:Tarn, ex:Kesh ; ex:memberOf ex:Hale .
+ex:Una a ex:Laureate ; rdfs:label "Una Pell" ; ex:birthPlace ex:Lisk, ex:Morrow ; ex:memberOf ex:TarnU .
+"""
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
+    with indexed_turtle(tmp_path_factory.mktemp("genitive"), "places", PLACES) as kg:
+        yield kg
+
+
+def test_a_genitive_s_class_noun_is_one_step_from_its_entity(places: kgsvc.KG) -> None:
+    """ "Which country is the city of X's *institution* in?" (Nobel n37): the first step from X reaches an
+    institution; main walked X's birth place and back to the institutions of that city."""
+    query = f"SELECT ?x WHERE {{ <{EX}Ivo> <{EX}memberOf> ?i . ?i <{EX}country> ?x }}"
+    assert [str(r["x"].value) for r in places.sparql(query, dataset="places").rows] == [f"{EX}Morrow"]
+    for question in [
+        "What country is the city of Ivo Brandt's institution located in?",  # main: Kesh and Tarn (his birth place)
+        "Which country is the city of Ivo Brandt's institution in?",
+    ]:
+        answer = places.ask(question, dataset="places")
+        assert answer.grounded, answer.reason
+        assert [a.value for a in answer.answers] == [f"{EX}Morrow"]
