@@ -59,6 +59,7 @@ __all__ = [
     "CandidatePattern",
     "Enumeration",
     "branch_walk",
+    "candidate_ends",
     "candidate_pattern",
     "enumerate_candidates",
     "enumerate_paths",
@@ -175,6 +176,24 @@ def branch_walk(snapshot: GraphSnapshot, branch: Branch, *, cap: int = 50_000) -
                 break
         yield step, following
         current = following
+
+
+def candidate_ends(snapshot: GraphSnapshot, candidate: CandidatePattern, *, cap: int = 50_000) -> set[int]:
+    """The answer nodes of ``candidate`` under SPARQL semantics (every walk, backtracking included), anchors of a
+    conjunction excluded; a set growing past ``cap`` nodes stops growing.
+
+    O(Σ degree of the nodes walked).
+    """
+    sets = []
+    for branch in candidate.branches:
+        reached = {branch.anchor}
+        for _step, found in branch_walk(snapshot, branch, cap=cap):
+            reached = found
+        sets.append(reached)
+    ends = set.intersection(*sets)
+    if len(sets) > 1:
+        ends -= {b.anchor for b in candidate.branches}
+    return ends
 
 
 def shares_value(candidate: CandidatePattern, accepts: Callable[[Branch], bool]) -> bool | None:

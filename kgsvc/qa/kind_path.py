@@ -58,7 +58,7 @@ from kgsvc.qa.aggregate import (
     order_sparql,
     pick_attribute,
 )
-from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_pattern
+from kgsvc.qa.candidates import CandidatePattern, candidate_ends, candidate_pattern
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
@@ -72,7 +72,7 @@ from kgsvc.retrieval.result import Match
 if TYPE_CHECKING:
     from kgsvc.qa.pipeline import QuestionAnswerer, _Chosen
 
-__all__ = ["MAX_EVIDENCE", "SELECT_TOP", "answer_kind", "candidate_ends"]
+__all__ = ["MAX_EVIDENCE", "SELECT_TOP", "answer_kind"]
 
 #: Most evidence subgraphs matched for a count, an ordering or a filter.
 MAX_EVIDENCE = 1000
@@ -84,24 +84,6 @@ _NOT_SUPPORTED = "this kind of question is not supported"
 
 class _Refused(Exception):
     """The kind cannot be answered here: the message says why (becomes the unsupported reason)."""
-
-
-def candidate_ends(snapshot: Any, candidate: CandidatePattern, *, cap: int = 50_000) -> set[int]:
-    """The answer nodes of ``candidate`` under SPARQL semantics (every walk, backtracking included), anchors of a
-    conjunction excluded; a set growing past ``cap`` nodes stops growing.
-
-    O(Σ degree of the nodes walked).
-    """
-    sets = []
-    for branch in candidate.branches:
-        reached = {branch.anchor}
-        for _step, found in branch_walk(snapshot, branch, cap=cap):
-            reached = found
-        sets.append(reached)
-    ends = set.intersection(*sets)
-    if len(sets) > 1:
-        ends -= {b.anchor for b in candidate.branches}
-    return ends
 
 
 def answer_kind(

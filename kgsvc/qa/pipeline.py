@@ -54,7 +54,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -67,14 +67,12 @@ from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.candidates import (
     Branch,
     CandidatePattern,
-    branch_walk,
     candidate_pattern,
-    shares_value,
-    steps_into,
     verbalise,
 )
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.keeps import CandidateFilters
 from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
@@ -95,7 +93,7 @@ from kgsvc.qa.question_nouns import (
     time_clauses,
     unread_class_nouns,
 )
-from kgsvc.qa.rank import CandidateRanker, RankedCandidate, class_filter, modified_classes, nearest_classes
+from kgsvc.qa.rank import CandidateRanker, RankedCandidate, modified_classes, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
 from kgsvc.qa.result import (
     Answer,
@@ -120,10 +118,6 @@ log = logging.getLogger(__name__)
 
 FailedStage = Literal["linking", "pattern", "matching", "answer"]
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
-
-
-#: Ends of a step from an entity read to tell whether the step ends at dates (:meth:`QuestionAnswerer._no_shared_time`).
-_TIME_SAMPLE = 64
 
 
 @dataclass
@@ -165,13 +159,8 @@ class QuestionAnswerer:
     _linker: EntityLinker | None = field(default=None, repr=False)
     _ranker: CandidateRanker | None = field(default=None, repr=False)
     _earlier_labels: LabelIndex | None = field(default=None, repr=False)
-    _time_steps: tuple[frozenset[tuple[int, bool]], frozenset[tuple[int, bool]]] | None = field(
-        default=None, repr=False
-    )
     _earlier_version: int | None = field(default=None, repr=False)
-    _class_steps: dict[frozenset[int], tuple[frozenset[int], frozenset[tuple[int, bool]]]] = field(
-        default_factory=dict, repr=False
-    )
+    _filters: CandidateFilters | None = field(default=None, repr=False)
 
     # -- setup ---------------------------------------------------------------------------------------------------
 
@@ -328,6 +317,13 @@ class QuestionAnswerer:
             if node is not None and self.graph.types(node) & wanted:
                 kept.append(answer)
         return kept or answers
+
+    @property
+    def filters(self) -> CandidateFilters:
+        """The candidate filters of this graph (:mod:`kgsvc.qa.keeps`; built once)."""
+        if self._filters is None:
+            self._filters = CandidateFilters(self.graph)
+        return self._filters
 
     @property
     def ranker(self) -> CandidateRanker:
@@ -607,15 +603,16 @@ class QuestionAnswerer:
         holds it. Readings of the question's structure come on top, and are dropped first when no candidate fits them
         all: with ``needed`` (:func:`~kgsvc.qa.question_nouns.modifying_mentions`: "which *physics* laureates"), only
         candidates that use those mentions; with ``through`` (:func:`~kgsvc.qa.question_nouns.passed_classes`), only
-        those that pass an instance of each class (:meth:`_passes`); in a question with no share cue, none that walks
-        from its entity to a date and back (:meth:`_no_shared_time`). The ranker reads ``read`` (the question with the
+        those that pass an instance of each class (:meth:`~kgsvc.qa.keeps.CandidateFilters.passes`); in a question with
+        no share cue, none that walks from its entity to a date and back
+        (:meth:`~kgsvc.qa.keeps.CandidateFilters.no_shared_time`). The ranker reads ``read`` (the question with the
         class nouns that name no step blanked, :func:`~kgsvc.qa.question_nouns.unread_class_nouns`) where given; the LLM
         the question itself."""
         extra = list(inferred or ())
         text = question if read is None else read
-        keeps = [] if time is None else [self._ends_at_time(time)]
+        keeps = [] if time is None else [self.filters.ends_at_time(time)]
         if classes:
-            keeps.append(_ends_in(self.graph, classes))
+            keeps.append(self.filters.ends_in(classes))
         values = {m for m, s in enumerate(spans) if s.method == "value"}
         if values:  # "which *women* …": the answer is what holds the value, one step from it
             keeps.append(
@@ -625,12 +622,14 @@ class QuestionAnswerer:
                 )
             )
         # readings of the question's structure, dropped first when no candidate fits them all
-        structure = [self._passes(classes) for classes in through]  # "when was X given *the Nobel Prize*"
-        structure += [self._first_step_into(mention, classes) for mention, classes in owned]  # "X's *institution*"
+        structure = [self.filters.passes(classes) for classes in through]  # "when was X given *the Nobel Prize*"
+        structure += [
+            self.filters.first_step_into(mention, classes) for mention, classes in owned
+        ]  # "X's *institution*"
         if needed:  # "which *physics* laureates …": the modifier of the asked noun is a condition on the answer
             structure.append(lambda c: needed <= {b.mention for b in c.branches})
         if not says_shared(question):  # "X's date of birth": the date, not the people born then
-            structure.append(self._no_shared_time())
+            structure.append(self.filters.no_shared_time())
         # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
         need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
         ranked: list[RankedCandidate] = []
@@ -669,85 +668,6 @@ class QuestionAnswerer:
         anchors = {i: b.mention for i, b in enumerate(chosen.candidate.branches)}
         source: Literal["candidate", "baseline"] = "candidate" if self.exemplars is not None else "baseline"
         return _Chosen(pattern, names, anchors, source, chosen.score, chosen.signature, chosen.candidate)
-
-    def _no_shared_time(self) -> Callable[[CandidatePattern], bool]:
-        """A ``keep`` for :meth:`CandidateRanker.rank` in a question with no share cue: the candidates that do not
-        walk from their entity to a date or a time and straight back by the same relation ("X's *date of birth*" is
-        the date, not the people born that day, who are "born on the *same* day as X"). Whether a step from an
-        entity ends at times is read off its first ``_TIME_SAMPLE`` ends, once per entity and step."""
-        graph = self.graph
-        timed: dict[tuple[int, int, bool], bool] = {}
-
-        def to_times(anchor: int, relation: int, outgoing: bool) -> bool:
-            key = (anchor, relation, outgoing)
-            if key not in timed:
-                ends = graph.snapshot.neighbors_via(anchor, relation, outgoing=outgoing)[:_TIME_SAMPLE]
-                timed[key] = any(graph.is_time(node) for node in ends.tolist())
-            return timed[key]
-
-        return lambda c: shares_value(c, lambda b: to_times(b.anchor, *b.steps[0])) is not True
-
-    def _passes(self, classes: frozenset[int]) -> Callable[[CandidatePattern], bool]:
-        """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates a branch of which walks through an instance of
-        one of ``classes`` before its last step: by a step that can end at one (:func:`steps_into`, cheap, first)
-        to a set of nodes that holds one (:func:`branch_walk`).
-
-        Notes
-        -----
-        The instances and the steps into them are computed once per class set (O(their degrees)); then
-        O(Σ degree of the nodes walked) per candidate that passes the first test."""
-        found = self._class_steps.get(classes)
-        if found is None:
-            typed = self.graph.instances(classes)
-            found = self._class_steps[classes] = (typed, frozenset(steps_into(self.graph.snapshot, typed)))
-        typed, inner = found
-
-        def passes(branch: Branch) -> bool:
-            if not any(step in inner for step in branch.steps[:-1]):
-                return False
-            walk = branch_walk(self.graph.snapshot, dataclasses.replace(branch, steps=branch.steps[:-1]))
-            return any(step in inner and not typed.isdisjoint(ends) for step, ends in walk)
-
-        return lambda c: any(passes(b) for b in c.branches)
-
-    def _first_step_into(self, mention: int, classes: frozenset[int]) -> Callable[[CandidatePattern], bool]:
-        """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates with a branch from ``mention`` whose first step
-        reaches an instance of one of ``classes`` ("the city of X's *institution*": X's institution, one step from X).
-        O(1) per candidate after the first test of each (anchor, step)."""
-        typed = self.graph.instances(classes)
-        reaches: dict[tuple[int, int, bool], bool] = {}
-
-        def first_step(branch: Branch) -> bool:
-            if branch.mention != mention or not branch.steps:
-                return False
-            key = (branch.anchor, *branch.steps[0])
-            if key not in reaches:
-                ends = self.graph.snapshot.neighbors_via(branch.anchor, branch.steps[0][0], outgoing=branch.steps[0][1])
-                reaches[key] = not typed.isdisjoint(ends.tolist())
-            return reaches[key]
-
-        return lambda c: any(first_step(b) for b in c.branches)
-
-    def _ends_at_time(self, time: bool) -> Callable[[CandidatePattern], bool]:
-        """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates every branch of which ends with a step that
-        can reach a date or time (``time``: "when …") or a node that is none ("where …"), by the steps into
-        :meth:`QAGraph.times` and into the other nodes (:func:`~kgsvc.qa.candidates.steps_into`).
-
-        Notes
-        -----
-        O(edges) once per graph (the steps into every node), then O(branches) per candidate.
-        """
-        if self._time_steps is None:
-            times = self.graph.times()
-            is_time = np.zeros(self.graph.snapshot.n_nodes, dtype=bool)
-            is_time[list(times)] = True
-            others = np.flatnonzero(~is_time)
-            self._time_steps = (
-                frozenset(steps_into(self.graph.snapshot, times)),
-                frozenset(steps_into(self.graph.snapshot, others)),
-            )
-        steps = self._time_steps[0 if time else 1]
-        return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
 
     # -- pattern: LLM under a per-question schema ----------------------------------------------------------------
 
@@ -961,18 +881,6 @@ def walks_back(match: Match, pattern: Pattern) -> bool:
             if {edges[e].head, edges[e].tail} & {edges[f].head, edges[f].tail}:
                 return True
     return False
-
-
-def _ends_in(graph: QAGraph, classes: Collection[int]) -> Callable[[CandidatePattern], bool]:
-    """A ``keep`` for :meth:`CandidateRanker.rank`: the candidates whose answers include an instance of one of
-    ``classes`` — whose last steps can end at one (:func:`~kgsvc.qa.rank.class_filter`, cheap, first) and whose end
-    set holds one (:func:`~kgsvc.qa.kind_path.candidate_ends`: "which institutions were the X laureates affiliated
-    with" is not the laureates, though laureates and institutions share the step that ends at them)."""
-    from kgsvc.qa.kind_path import candidate_ends  # it imports this module
-
-    typed = graph.instances(classes)
-    can_end = class_filter(graph, typed)
-    return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(graph.snapshot, c))
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

@@ -98,7 +98,7 @@ def passed_classes(
     graph: QAGraph,
 ) -> list[frozenset[int]]:
     """The classes of the class nouns named on the way to what a question asks ("when was X given *the Nobel Prize*":
-    the path passes X's prize; :meth:`kgsvc.qa.pipeline.QuestionAnswerer._passes`): :func:`named_class_nouns` that
+    the path passes X's prize; :meth:`kgsvc.qa.keeps.CandidateFilters.passes`): :func:`named_class_nouns` that
     modify neither the asked noun nor a word after them ("the *Nobel Prize* winner X") and that no linked entity is an
     instance of ("the *laureate* X")."""
     linked = set().union(*(graph.types(s.nodes[0][0]) for s in spans if s.nodes))

@@ -9,7 +9,7 @@ exemplars, answers checked against hand-written SPARQL).
   as neither, and the path without the field's two steps read better than the conjunction with them.
 * "X's *date of birth*" is the date: a walk from the entity to a date and straight back by the same relation (the
   people born that day) needs a share cue ("born on the *same* day as X";
-  :meth:`kgsvc.qa.pipeline.QuestionAnswerer._no_shared_time`). main read "date" and "birth" as one step each and
+  :meth:`kgsvc.qa.keeps.CandidateFilters.no_shared_time`). main read "date" and "birth" as one step each and
   answered the people born that day.
 * "Which *Nobel* winners …": a word before the asked noun modifies it as a class noun would ("winners" alone is
   nearest to the class *Nobel Prize*); "which winners *at Yale* …": an "at" / "from" / "in" phrase after it is a
@@ -191,7 +191,7 @@ def test_an_entity_in_a_phrase_after_the_asked_noun_is_a_condition(prizes: kgsvc
 
 def test_a_time_asked_of_a_named_class_is_the_time_of_its_instance(prizes: kgsvc.KG) -> None:
     """ "When was X given *the Nobel Prize*?": the class noun the question names but does not ask for is passed on
-    the way to the time (:meth:`kgsvc.qa.pipeline.QuestionAnswerer._passes`); main answered X's birth date, a
+    the way to the time (:meth:`kgsvc.qa.keeps.CandidateFilters.passes`); main answered X's birth date, a
     one-step time, with "given" read as the *given name* step of a detour."""
     query = f"SELECT ?x WHERE {{ <{EX}Ada> <{EX}laureateAward> ?p . ?p <{EX}year> ?x }}"
     assert hand_answers(prizes, query, "prizes") == ["1950"]

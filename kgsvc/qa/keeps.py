@@ -1,0 +1,134 @@
+"""Filters of the grounded candidates that the reading of a question asks for (``keep`` callables for
+:meth:`kgsvc.qa.rank.CandidateRanker.rank`), over one graph, with what they compute once per graph cached.
+
+:class:`CandidateFilters` answers, for a :class:`~kgsvc.qa.candidates.CandidatePattern`, whether it
+
+* ends at an instance of the class asked for ("which *institutions* …", :meth:`~CandidateFilters.ends_in`);
+* ends at a date or time, or at something else ("when …" / "where …", :meth:`~CandidateFilters.ends_at_time`);
+* passes an instance of a class the question names before its last step ("when was X given *the Nobel Prize*",
+  :meth:`~CandidateFilters.passes`), or reaches one by its first step from an entity ("the city of X's
+  *institution*", :meth:`~CandidateFilters.first_step_into`);
+* does not walk from its entity to a date and straight back ("X's *date of birth*" is not the people born that day,
+  :meth:`~CandidateFilters.no_shared_time`).
+
+:meth:`kgsvc.qa.pipeline.QuestionAnswerer._grounded_pattern` applies them in tiers (all, then those of the answer's
+type, then none), so a reading that no candidate fits never leaves a question without an answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Collection
+
+import numpy as np
+
+from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_ends, shares_value, steps_into
+from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.rank import class_filter
+
+__all__ = ["TIME_SAMPLE", "CandidateFilters", "Keep"]
+
+#: A filter of candidates: ``True`` keeps the candidate.
+Keep = Callable[[CandidatePattern], bool]
+#: Ends of a step from an entity read to tell whether the step ends at dates (:meth:`CandidateFilters.no_shared_time`).
+TIME_SAMPLE = 64
+
+_Steps = frozenset[tuple[int, bool]]
+
+
+class CandidateFilters:
+    """The candidate filters over ``graph`` (module docstring); one per question answerer, so that the steps into
+    dates and into each class's instances are computed once per graph."""
+
+    def __init__(self, graph: QAGraph) -> None:
+        self.graph = graph
+        self._time_steps: tuple[_Steps, _Steps] | None = None
+        self._class_steps: dict[frozenset[int], tuple[frozenset[int], _Steps]] = {}
+
+    def ends_in(self, classes: Collection[int]) -> Keep:
+        """The candidates whose answers include an instance of one of ``classes`` — whose last steps can end at one
+        (:func:`~kgsvc.qa.rank.class_filter`, cheap, first) and whose end set holds one
+        (:func:`~kgsvc.qa.candidates.candidate_ends`: "which institutions were the X laureates affiliated with" is not
+        the laureates, though laureates and institutions share the step that ends at them)."""
+        typed = self.graph.instances(classes)
+        can_end = class_filter(self.graph, typed)
+        return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(self.graph.snapshot, c))
+
+    def ends_at_time(self, time: bool) -> Keep:
+        """The candidates every branch of which ends with a step that can reach a date or time (``time``: "when …")
+        or a node that is none ("where …"), by the steps into :meth:`QAGraph.times` and into the other nodes
+        (:func:`~kgsvc.qa.candidates.steps_into`).
+
+        Notes
+        -----
+        O(edges) once per graph (the steps into every node), then O(branches) per candidate.
+        """
+        if self._time_steps is None:
+            times = self.graph.times()
+            is_time = np.zeros(self.graph.snapshot.n_nodes, dtype=bool)
+            is_time[list(times)] = True
+            others = np.flatnonzero(~is_time)
+            self._time_steps = (
+                frozenset(steps_into(self.graph.snapshot, times)),
+                frozenset(steps_into(self.graph.snapshot, others)),
+            )
+        steps = self._time_steps[0 if time else 1]
+        return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
+
+    def passes(self, classes: frozenset[int]) -> Keep:
+        """The candidates a branch of which walks through an instance of one of ``classes`` before its last step: by
+        a step that can end at one (:func:`~kgsvc.qa.candidates.steps_into`, cheap, first) to a set of nodes that
+        holds one (:func:`~kgsvc.qa.candidates.branch_walk`).
+
+        Notes
+        -----
+        The instances and the steps into them are computed once per class set (O(their degrees)); then
+        O(Σ degree of the nodes walked) per candidate that passes the first test."""
+        found = self._class_steps.get(classes)
+        if found is None:
+            typed = self.graph.instances(classes)
+            found = self._class_steps[classes] = (typed, frozenset(steps_into(self.graph.snapshot, typed)))
+        typed, inner = found
+
+        def through(branch: Branch) -> bool:
+            if not any(step in inner for step in branch.steps[:-1]):
+                return False
+            walk = branch_walk(self.graph.snapshot, dataclasses.replace(branch, steps=branch.steps[:-1]))
+            return any(step in inner and not typed.isdisjoint(ends) for step, ends in walk)
+
+        return lambda c: any(through(b) for b in c.branches)
+
+    def first_step_into(self, mention: int, classes: frozenset[int]) -> Keep:
+        """The candidates with a branch from ``mention`` whose first step reaches an instance of one of ``classes``
+        ("the city of X's *institution*": X's institution, one step from X). O(1) per candidate after the first test
+        of each (anchor, step)."""
+        typed = self.graph.instances(classes)
+        reaches: dict[tuple[int, int, bool], bool] = {}
+
+        def first_step(branch: Branch) -> bool:
+            if branch.mention != mention or not branch.steps:
+                return False
+            key = (branch.anchor, *branch.steps[0])
+            if key not in reaches:
+                ends = self.graph.snapshot.neighbors_via(branch.anchor, branch.steps[0][0], outgoing=branch.steps[0][1])
+                reaches[key] = not typed.isdisjoint(ends.tolist())
+            return reaches[key]
+
+        return lambda c: any(first_step(b) for b in c.branches)
+
+    def no_shared_time(self) -> Keep:
+        """The candidates that do not walk from their entity to a date or a time and straight back by the same
+        relation ("X's *date of birth*" is the date, not the people born that day, who are "born on the *same* day as
+        X"): for a question with no share cue. Whether a step from an entity ends at times is read off its first
+        :data:`TIME_SAMPLE` ends, once per entity and step."""
+        graph = self.graph
+        timed: dict[tuple[int, int, bool], bool] = {}
+
+        def to_times(anchor: int, relation: int, outgoing: bool) -> bool:
+            key = (anchor, relation, outgoing)
+            if key not in timed:
+                ends = graph.snapshot.neighbors_via(anchor, relation, outgoing=outgoing)[:TIME_SAMPLE]
+                timed[key] = any(graph.is_time(node) for node in ends.tolist())
+            return timed[key]
+
+        return lambda c: shares_value(c, lambda b: to_times(b.anchor, *b.steps[0])) is not True
