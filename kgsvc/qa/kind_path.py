@@ -62,7 +62,6 @@ from kgsvc.qa.candidates import CandidatePattern, candidate_ends, candidate_patt
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.question_form import asks_who
 from kgsvc.qa.question_nouns import blank_spans, unread_class_nouns
 from kgsvc.qa.rank import RankedCandidate, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
@@ -606,9 +605,9 @@ class _KindPath:
     def ordering(self) -> Answer:
         cue = self.kind.cue
         assert cue is not None
-        classes = self.counted_classes()  # "the youngest Nobel *winner*": things of that class are ranked
-        if not classes and asks_who(self.question):  # "who received their prize earliest": people, not institutions
-            classes = nearest_classes(self.graph, self.qa.ranker, "person")
+        # "the youngest Nobel *winner*": things of that class are ranked; "who …" asks for the class nearest to
+        # "person" (the kind's noun), not the institutions a prize also names
+        classes = self.counted_classes()
         typed = self.graph.instances(classes) if classes else None
         try:
             ranked = self.select(self.words, want_attribute=True, typed=typed)

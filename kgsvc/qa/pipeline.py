@@ -64,12 +64,7 @@ from kgsvc import interrupt
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
-from kgsvc.qa.candidates import (
-    Branch,
-    CandidatePattern,
-    candidate_pattern,
-    verbalise,
-)
+from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.keeps import CandidateFilters
@@ -79,7 +74,6 @@ from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import Reworded, as_question, asks_who
 from kgsvc.qa.question_nouns import (
     ASKED_NOUN,
-    NEXT_WORD,
     OF_PHRASE,
     asks_for,
     asks_time,
@@ -88,6 +82,7 @@ from kgsvc.qa.question_nouns import (
     heads,
     modifying_mentions,
     modifying_word,
+    next_word,
     passed_classes,
     says_shared,
     time_clauses,
@@ -281,11 +276,8 @@ class QuestionAnswerer:
         relation *category*): for a noun that is no class label itself (read by its nearest class), that word is
         the head of the phrase, the question asks for that relation's values and the noun only modifies them. (After
         a class label the next word is more often a verb: "which *laureates* born in X", "which X *laureates* won".)"""
-        following = NEXT_WORD.match(question, noun.end)
-        if following is None or fold(following.group(1)) in STOPWORDS:
-            return False
-        word = fold(following.group(1))
-        return any(stem_match(word, w) for w in self.ranker.relation_words)
+        word = next_word(question, noun.end)
+        return word is not None and any(stem_match(word, w) for w in self.ranker.relation_words)
 
     def _value_noun(self, question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> list[LinkedSpan]:
         """The asked noun as a condition when it names a category value ("Which *women* won …" is "which *female*

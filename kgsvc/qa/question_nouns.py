@@ -31,7 +31,6 @@ from kgsvc.qa.zeroshot import SHARE_CUES, stem_match
 
 __all__ = [
     "ASKED_NOUN",
-    "NEXT_WORD",
     "OF_PHRASE",
     "asks_for",
     "asks_time",
@@ -41,6 +40,7 @@ __all__ = [
     "modifying_mentions",
     "modifying_word",
     "named_class_nouns",
+    "next_word",
     "passed_classes",
     "says_shared",
     "time_clauses",
@@ -57,7 +57,7 @@ _SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNO
 #: The word right before the noun a question asks for, when it is no wh-word ("which *Nobel* winners").
 _WORD_BEFORE = re.compile(r"\b(?:which|what)\s+([^\W\d_][\w-]*)\s+$", re.IGNORECASE)
 #: The word right after a position ("the Nobel Prize *winner* X").
-NEXT_WORD = re.compile(r"\s+([^\W\d_][\w-]*)")
+_NEXT_WORD = re.compile(r"\s+([^\W\d_][\w-]*)")
 #: What lies between the noun a question asks for and an entity in a phrase modifying it ("winners| at |Yale").
 _MODIFYING_PHRASE = re.compile(r"\s+(?:of|at|from|in)\s+(?:(?:the|a|an)\s+)?(?:[A-Z0-9][\w'.-]*\s+){0,3}")
 #: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
@@ -104,13 +104,25 @@ def passed_classes(
     linked = set().union(*(graph.types(s.nodes[0][0]) for s in spans if s.nodes))
     passed = []
     for t in named_class_nouns(question, spans, types, modifiers):
-        following = NEXT_WORD.match(question, t.end)
         if any(m.start == t.start for m in modifiers) or linked & set(t.classes):
             continue
-        if following is not None and fold(following.group(1)) not in STOPWORDS:
+        if next_word(question, t.end) is not None:
             continue
         passed.append(frozenset(t.classes))
     return passed
+
+
+def next_word(question: str, end: int) -> str | None:
+    """The folded content word right after position ``end`` (``None`` at the end or before a function word or a
+    number): the word a noun ending at ``end`` may modify ("the *Nobel Prize* winner X", "which prize *categories*").
+
+    >>> next_word("the Nobel Prize winner X", 15), next_word("given the Nobel Prize?", 21)
+    ('winner', None)
+    """
+    following = _NEXT_WORD.match(question, end)
+    if following is None or fold(following.group(1)) in STOPWORDS:
+        return None
+    return fold(following.group(1))
 
 
 def asks_time(question: str) -> bool | None:
