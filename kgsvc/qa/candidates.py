@@ -196,14 +196,17 @@ def candidate_ends(snapshot: GraphSnapshot, candidate: CandidatePattern, *, cap:
     return ends
 
 
-def shares_value(candidate: CandidatePattern, accepts: Callable[[Branch], bool]) -> bool | None:
-    """Whether ``candidate`` shares a value with its entity in a way ``accepts``: a branch that walks a relation and
-    straight back along it (X → *r* → value ← *r* ← answer) and that ``accepts`` takes; ``None`` when no branch
-    shares a value."""
+def shares_value(candidate: CandidatePattern, accepts: Callable[[Branch, int], bool]) -> bool | None:
+    """Whether ``candidate`` shares a value in a way ``accepts`` takes: a branch that walks a relation and straight
+    back along it (… → *r* → value ← *r* ← …), at its entity (X → *r* → value ← *r* ← answer) or after other steps
+    (X → *same as* → Y → *r* → value ← *r* ← answer); ``accepts(branch, k)`` is asked of the value reached by the
+    branch's first ``k + 1`` steps, for each such pair at steps ``k, k + 1``. ``None`` when no branch shares a
+    value."""
     found: bool | None = None
     for branch in candidate.branches:
-        if len(branch.steps) >= 2 and branch.steps[1] == (branch.steps[0][0], not branch.steps[0][1]):
-            found = bool(found) or accepts(branch)
+        for k in range(len(branch.steps) - 1):
+            if branch.steps[k + 1] == reverse(branch.steps[k]):
+                found = bool(found) or accepts(branch, k)
     return found
 
 

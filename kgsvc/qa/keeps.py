@@ -131,4 +131,4 @@ class CandidateFilters:
                 timed[key] = any(graph.is_time(node) for node in ends.tolist())
             return timed[key]
 
-        return lambda c: shares_value(c, lambda b: to_times(b.anchor, *b.steps[0])) is not True
+        return lambda c: shares_value(c, lambda b, k: k == 0 and to_times(b.anchor, *b.steps[0])) is not True

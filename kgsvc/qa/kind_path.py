@@ -53,7 +53,9 @@ from kgsvc.qa.aggregate import (
     comparable_relations,
     compare,
     constant_key,
+    count_order_sparql,
     count_sparql,
+    counts_by_step,
     greater_wins,
     order_sparql,
     pick_attribute,
@@ -62,7 +64,7 @@ from kgsvc.qa.candidates import CandidatePattern, candidate_ends, candidate_patt
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.question_nouns import blank_spans, unread_class_nouns
+from kgsvc.qa.question_nouns import blank_spans, says_shared, unread_class_nouns
 from kgsvc.qa.rank import RankedCandidate, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
@@ -116,6 +118,8 @@ def answer_kind(
         if kind.kind == "ask":
             return path.ask()
         if kind.kind == "ordering":
+            if kind.counted:
+                return path.ordering_by_count()
             return path.order_choice() if kind.choice else path.ordering()
         if kind.kind == "comparison":
             return path.comparison()
@@ -337,14 +341,16 @@ class _KindPath:
 
     # -- the class of what is counted ----------------------------------------------------------------------------
 
-    def counted_classes(self) -> frozenset[int]:
+    def counted_classes(self, noun: str | None = None) -> frozenset[int]:
         """The classes the question's noun names ("how many *laureates*", "how many *institutions*"): those of a
         class-noun mention that ends the noun (the linker's), else the classes closest to the noun
         (:func:`~kgsvc.qa.rank.nearest_classes`; for a class noun that modifies the head, "how many Nobel Prize
         *winners*", the head's, or the whole noun's other than the modifier's; likewise the last word of a noun of
         several words, "the youngest Nobel *winner*", and of a noun right after a linked entity, "the 1951 physics
-        Nobel *winners*"); empty without a noun or without classes in the graph."""
-        noun = " ".join(fold(self.kind.noun).split())
+        Nobel *winners*"); empty without a noun or without classes in the graph. ``noun``: another noun of the
+        question read so (the counted noun of an ordering by a count), instead of the kind's."""
+        written = self.kind.noun if noun is None else noun
+        noun = " ".join(fold(written).split())
         if not noun:
             return frozenset()
         words = set(noun.split())
@@ -360,7 +366,7 @@ class _KindPath:
         *modifier, last = noun.split()
         if modifier:  # the last word is the head, the words before it modify it ("the youngest *Nobel* winner")
             return modified_classes(self.graph, self.qa.ranker, last, (), " ".join(modifier), (), noun)
-        at = re.search(rf"\b{re.escape(self.kind.noun.strip())}\b", self.question)
+        at = re.search(rf"\b{re.escape(written.strip())}\b", self.question)
         entity = next(
             (
                 s
@@ -658,6 +664,114 @@ class _KindPath:
             complete=complete,
         )
 
+    def counts(self, items: Sequence[int]) -> tuple[tuple[int, bool], dict[int, int], frozenset[int]]:
+        """How many things of the counted noun's class (:attr:`QuestionKind.counted`, read as
+        :meth:`counted_classes` reads a noun) each of ``items`` reaches by one relation step
+        (:func:`~kgsvc.qa.aggregate.counts_by_step`): the step, the counts (items that reach none left out, as a
+        SPARQL ``GROUP BY`` has no row for them) and the counted classes. The step is the one whose label reads most
+        like the counted noun and the words after it ("laureates *born* in X"), among those that reach such things
+        from at least half as many items as the step that reaches them from the most."""
+        noun, at = self.kind.counted, self.kind.cue_at
+        assert at is not None
+        classes = self.counted_classes(noun)
+        steps = counts_by_step(self.graph.snapshot, items, self.graph.instances(classes) if classes else None)
+        if not steps:
+            raise _Refused(f"nothing it names has {noun} to count")
+        widest = max(len(per_item) for per_item in steps.values())
+        usable = [step for step, per_item in steps.items() if 2 * len(per_item) >= widest]
+        said = " ".join(f"{noun} {self.question[at[1] :]}".replace("?", " ").split())
+        vectors = self.qa.ranker.vectors([said, *(self.graph.relation_labels[r] for r, _ in usable)])
+        cosines = (vectors[1:] @ vectors[0]).tolist()
+        step = max(zip(usable, cosines, strict=True), key=lambda sc: (sc[1], -sc[0][0], sc[0][1]))[0]
+        return step, steps[step], classes
+
+    def counting_lines(self, step: tuple[int, bool], classes: frozenset[int], item: str = "?answer") -> list[str]:
+        """The SPARQL lines from ``item`` to a ``?counted`` thing by ``step``, of ``classes`` when given."""
+        relation, outgoing = step
+        head, tail = (item, "?counted") if outgoing else ("?counted", item)
+        return [f"{head} {self.rterm(relation)} {tail} .", *(self.type_lines(classes, "?counted") if classes else [])]
+
+    def count_terms(self, counts: dict[int, int], gsd: dict[int, float] | None = None) -> dict[int, AnswerTerm]:
+        """Each counted item as an answer term ranked by its count (an ``xsd:integer`` literal)."""
+        out = {}
+        for n, k in counts.items():
+            number = Term(kind="literal", value=str(k), label=str(k), datatype=_XSD_INTEGER)
+            term = self.graph.node_term(n).model_dump()
+            out[n] = AnswerTerm(**term, gsd=(gsd or {}).get(n, 0.0), ranked_by=number)
+        return out
+
+    def ordering_by_count(self) -> Answer:
+        """ "Which institution in X has the most *Nobel laureates*" (the chosen path's answers, of the class of the
+        question's noun) or "which can claim more laureates, A or B" (the two mentions): ranked by :meth:`counts`.
+        The best ``limit`` and the ties with the last of them are the answers."""
+        cue, noun = self.kind.cue, self.kind.counted
+        assert cue is not None
+        chosen: _Chosen | None = None
+        matched: list[tuple[Match, _Chosen]] = []
+        complete = True
+        if self.kind.choice:
+            if len(self.spans) < 2:
+                raise _Refused("a choice needs two entities of the graph to compare")
+            items = [s.nodes[0][0] for s in self.pair()]
+            lines: list[str] = [f"VALUES ?answer {{ {' '.join(self.term(n) for n in items)} }}"]
+            filters: list[str] = []
+        else:
+            classes = self.counted_classes()
+            typed = self.graph.instances(classes) if classes else None
+            try:
+                ranked = self.select(self.words, typed=typed)
+            except _Refused:
+                if typed is None:
+                    raise
+                ranked, classes, typed = self.select(self.words), frozenset(), None
+            c = ranked.candidate
+            chosen = self.chosen(ranked)
+            ends = candidate_ends(self.graph.snapshot, c) - {b.anchor for b in c.branches}
+            items = sorted(ends if typed is None else ends & typed)[:MAX_EVIDENCE]
+            lines, filters = self.lines(c)
+            lines += self.type_lines(classes) if classes else []
+            t0 = time.perf_counter()
+            k = self.opts.k + len(items)
+            matched, complete = self.match(chosen, self.pinned_spans(c), k, self.relations_of(c))
+            self.timings["match"] = time.perf_counter() - t0
+        step, counts, counted = self.counts(items)
+        most = cue.word.lower() in ("most", "more")
+        order = sorted(counts, key=lambda n: (-counts[n] if most else counts[n], self.term(n)))
+        cut = counts[order[min(self.kind.limit, len(order)) - 1]]
+        top = [n for n in order if (counts[n] >= cut if most else counts[n] <= cut)]
+        place = {n: i for i, n in enumerate(order)}
+        matched = sorted((p for p in matched if p[0].answer in place), key=lambda p: place[p[0].answer or 0])
+        gsd: dict[int, float] = {}
+        for m, _ in matched:
+            gsd.setdefault(m.answer or 0, m.gsd)
+        terms = self.count_terms(counts, gsd)
+        items_out = [terms[n] for n in order]
+        answers = items_out[: len(top)]
+        sparql = count_order_sparql(
+            lines,
+            "\n  ".join(self.counting_lines(step, counted)),
+            descending=most,
+            limit=self.kind.limit,
+            filters=filters,
+        )
+        label = self.graph.relation_labels[step[0]]
+        shown = [f"{a.label} ({a.ranked_by.label if a.ranked_by else 0} {noun})" for a in answers]
+        tie = " (tied)" if len(answers) > self.kind.limit else ""
+        rest = [f"{a.label} ({a.ranked_by.label if a.ranked_by else 0})" for a in items_out[len(answers) :][:4]]
+        text = _names(shown) + tie + (f"; then {', '.join(rest)}" if rest else "") + "."
+        kind_fields = {"order_by": label, "descending": most, "limit": self.kind.limit}
+        if chosen is not None:
+            pattern = self.pattern_graph(chosen, sparql, **kind_fields)
+        else:
+            head, tail = ("?answer", "?counted") if step[1] else ("?counted", "?answer")
+            triples = [PatternTriple(head=head, relation=label, tail=tail)]
+            pattern = PatternGraph(
+                triples=triples, answer="?answer", source="candidate", sparql=sparql, kind="ordering", **kind_fields
+            )
+        return self.done(
+            pattern, text=text, answers=answers, items=items_out, evidence=self.evidence(matched), complete=complete
+        )
+
     def value_matches(self, mention: int, node: int, attribute: Attribute) -> list[tuple[Match, _Chosen]]:
         """The evidence ``node –attribute→ ?value`` (through ``?x1`` for a two-step attribute) for the mention."""
         from kgsvc.qa.pipeline import _Chosen
@@ -774,8 +888,52 @@ class _KindPath:
 
     # -- comparison (yes/no) -------------------------------------------------------------------------------------
 
+    def compare_counts(self) -> Answer:
+        """ "Were more *laureates* born in X than in Y?": yes when the first mention's count (:meth:`counts`) is
+        greater ("more") or smaller ("fewer", "less") than the second's."""
+        cue = self.kind.cue
+        assert cue is not None
+        if len(self.spans) < 2:
+            raise _Refused("a comparison of counts needs two entities of the graph")
+        nodes = [s.nodes[0][0] for s in self.pair()]
+        step, counts, counted = self.counts(nodes)
+        first, second = (counts.get(n, 0) for n in nodes)
+        greater = cue.word.lower() == "more"
+        truth = first > second if greater else first < second
+        lines = [
+            *(x.replace("?counted", "?a") for x in self.counting_lines(step, counted, self.term(nodes[0]))),
+            *(x.replace("?counted", "?b") for x in self.counting_lines(step, counted, self.term(nodes[1]))),
+        ]
+        sparql = (
+            "ASK {\n  { SELECT (COUNT(DISTINCT ?a) AS ?na) WHERE { " + " ".join(lines[: len(lines) // 2]) + " } }\n"
+            "  { SELECT (COUNT(DISTINCT ?b) AS ?nb) WHERE { " + " ".join(lines[len(lines) // 2 :]) + " } }\n"
+            f"  FILTER(?na {'>' if greater else '<'} ?nb)\n}}"
+        )
+        label = self.graph.relation_labels[step[0]]
+        terms = self.count_terms({n: counts.get(n, 0) for n in nodes})
+        said = "; ".join(f"{terms[n].label}: {counts.get(n, 0)} {self.kind.counted}" for n in nodes)
+        head, tail = ("?answer", "?counted") if step[1] else ("?counted", "?answer")
+        pattern = PatternGraph(
+            triples=[PatternTriple(head=head, relation=label, tail=tail)],
+            answer="?answer",
+            source="candidate",
+            sparql=sparql,
+            kind="comparison",
+            order_by=label,
+            operator=">" if greater else "<",
+        )
+        return self.done(
+            pattern,
+            text=f"{'Yes' if truth else 'No'} ({said}).",
+            truth=truth,
+            answers=[_yes_no(truth)],
+            items=[terms[n] for n in nodes],
+        )
+
     def comparison(self) -> Answer:
         cue = self.kind.cue
+        if self.kind.counted:
+            return self.compare_counts()
         if self.kind.constant is not None or len(self.spans) < 2:
             return self.compare_constant()
         assert cue is not None
@@ -877,7 +1035,60 @@ class _KindPath:
                     return LinkedSpan(label, at, at + len(label), "exact", 1.0, ((node, 1.0, 0.0),))
         raise _Refused(f"a yes/no question needs two things of the graph to relate; only {first.text!r} was found")
 
+    def same_values(self) -> Answer | None:
+        """A yes/no question with one mention and a share cue, about two of its own values ("Did X die in the same
+        city they were born in?", "Was X born in the same country where she died?"): the best ranked path (of the
+        first ten) that leaves the entity by one relation and comes back by another (*death place* → ← *birth
+        place*) says which two; the answer is yes when a value of the one is a value of the other, of the class the
+        share cue names where it names one ("the same *city*"). ``None`` when no such path is ranked.
+
+        Notes
+        -----
+        O(degree) per path tried: the two relations' values of the entity (:meth:`GraphSnapshot.neighbors_via`).
+        """
+        if not says_shared(self.question):
+            return None
+        node = self.spans[0].nodes[0][0]
+        snapshot = self.graph.snapshot
+        shared, _ = self.qa.ranker.shared_instances(self.question)
+        for r in self.ranked(self.question, self.spans[:1])[:10]:
+            branch = r.candidate.branches[0]
+            if len(r.candidate.branches) != 1 or len(branch.steps) != 2:
+                continue
+            (first, out), (second, back) = branch.steps
+            if first == second or out == back:
+                continue
+            one = set(snapshot.neighbors_via(node, first, outgoing=out).tolist())
+            other = set(snapshot.neighbors_via(node, second, outgoing=not back).tolist())
+            if shared:
+                one, other = one & shared, other & shared
+            if not one and not other:
+                continue
+            both = sorted(one & other)
+            x, lines = self.term(node), []
+            for relation, forward in ((first, out), (second, not back)):
+                head, tail = (x, "?v") if forward else ("?v", x)
+                lines.append(f"{head} {self.rterm(relation)} {tail} .")
+            label = self.graph.relation_labels
+            said = f"{label[first]}: {_names([self.graph.node_labels[v] for v in sorted(one)])}; "
+            said += f"{label[second]}: {_names([self.graph.node_labels[v] for v in sorted(other)])}"
+            values = both or sorted(one | other)
+            chosen = self.chosen(r)
+            assert chosen.pattern.answer is not None
+            names = list(chosen.names)
+            names[chosen.pattern.answer] = self.spans[0].text  # the path comes back to the entity
+            return self.done(
+                self.pattern_graph(dataclasses.replace(chosen, names=names), ask_sparql(lines)),
+                text=f"{'Yes' if both else 'No'} ({said}).",
+                truth=bool(both),
+                answers=[_yes_no(bool(both))],
+                items=[self.answer_term(v, 0.0) for v in values],
+            )
+        return None
+
     def ask(self) -> Answer:
+        if len(self.spans) < 2 and (same := self.same_values()) is not None:
+            return same
         if len(self.spans) < 2:
             self.spans = [self.spans[0], self.second_mention()]
         spans = self.spans[:2]

@@ -119,13 +119,12 @@ _UNSUPPORTED = [
         re.compile(r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)\s+(?:" + "|".join(CUES) + r")\b", re.I),
         "it asks for a rank other than the first",
     ),
-    (
-        re.compile(r"\b(?:the\s+)?(most|fewest|least)\s+(?!recent)([a-z]+s)\b", re.I),
-        "it ranks by a count of related things",
-    ),
-    (re.compile(r"\b(more|fewer|less)\s+([a-z]+s)\s+than\b", re.I), "it compares counts of related things"),
     (re.compile(r"\b(?:not|never|no\s+one|nobody|except|without)\b", re.I), "it asks for a negation"),
 ]
+#: A superlative by a count: "the most *Nobel laureates*", "the fewest films" (up to two words before a plural noun).
+_BY_COUNT = re.compile(r"\b(?:the\s+)?(most|fewest|least)\s+(?!recent)((?:[a-z-]+\s+){0,2}?[a-z]+s)\b", re.I)
+#: A comparison of counts: "more *Nobel laureates*", "fewer films" (up to two words before a plural noun).
+_MORE = re.compile(r"\b(more|fewer|less)\s+(?!recent|than\b)((?:[a-z-]+\s+){0,2}?[a-z]+s)\b", re.I)
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _NOT_SUPERLATIVE = re.compile(r"\b(first|last)\s+(name|names|names?\s+of)\b|\bat\s+(first|last)\b", re.I)
 _CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|-?\d+(?:\.\d+)?)(?![\w.-])")
@@ -161,6 +160,10 @@ class QuestionKind:
     words : str
         The question with the kind's words blanked ("how many" reads "which", a cue becomes spaces), so that the
         mentions keep their character positions: what the relation ranking reads.
+
+    counted : str
+        Ordering by a count: the things whose number ranks the answers ("which institution has the most *Nobel
+        laureates*"); empty for an ordering by a value.
     """
 
     kind: KindName
@@ -173,6 +176,7 @@ class QuestionKind:
     words: str = ""
     noun: str = ""
     cue_at: tuple[int, int] | None = None
+    counted: str = ""
 
     @property
     def sparql_form(self) -> str:
@@ -240,8 +244,15 @@ def _noun(question: str, masked: str, start: int) -> str:
     return " ".join(words)
 
 
+#: "Out of the *institutions* in X, which one …": the noun of the opening phrase is what "which one" asks for.
+_OPENING = re.compile(r"^\W*(?:out\s+of|of|among|from)\s+(?=.*,\s*which\s+ones?\b)", re.I)
+
+
 def _answer_noun(question: str, masked: str, after: int | None = None) -> str:
     if after is not None and (noun := _noun(question, masked, after)):
+        return noun
+    opening = _OPENING.match(masked)
+    if opening is not None and (noun := _noun(question, masked, opening.end())):
         return noun
     m = re.match(r"^\s*(?:which|what)\b", masked)
     if m is not None and (noun := _noun(question, masked, m.end())):
@@ -328,6 +339,32 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
                 "count", cue=comparative[0], constant=values[-1], words=words, noun=noun, cue_at=comparative[1].span()
             )
         return QuestionKind("count", words=words, noun=noun)
+    by_count = _BY_COUNT.search(masked)
+    if by_count is not None and not _AUX.match(masked):  # "which institution has the most laureates"
+        most = by_count.group(1).lower() == "most"
+        return QuestionKind(
+            "ordering",
+            cue=Cue(by_count.group(1), most, most),
+            words=_blank(question, by_count),
+            noun=_answer_noun(question, masked),
+            cue_at=by_count.span(),
+            counted=question[by_count.start(2) : by_count.end(2)],
+        )
+    if by_count is not None:
+        return QuestionKind("unsupported", reason="it asks whether something ranks first by a count", words=question)
+    more = _MORE.search(masked)
+    if more is not None and n_mentions >= 2 and (alternative or _AUX.match(masked)):
+        greater = more.group(1).lower() == "more"
+        yes_no = _AUX.match(masked) is not None and not alternative  # "Were more laureates born in X than in Y?"
+        return QuestionKind(
+            "comparison" if yes_no else "ordering",
+            cue=Cue(more.group(1), greater, greater),
+            choice=not yes_no,  # "Which can claim more laureates, X or Y?"
+            words=_blank(question, more),
+            noun=_answer_noun(question, masked),
+            cue_at=more.span(),
+            counted=question[more.start(2) : more.end(2)],
+        )
     superlative = None if _NOT_SUPERLATIVE.search(masked) else _find(CUES, masked)
     comparative = _find(COMPARATIVES, masked)
     bare = _find(_BARE, masked)

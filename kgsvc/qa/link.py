@@ -869,6 +869,8 @@ class EntityLinker:
         hits: list[tuple[tuple[int, int, int], LinkedSpan]] = []
         for start, end in self._ngrams(folded, taken):
             phrase = " ".join(folded[start:end].split())
+            if " or " in f" {phrase} ":  # "… in Medicine *or* the 2002 Nobel …" joins two names, it is none
+                continue
             found = self.index.words_match(phrase)
             if not found:
                 continue

@@ -19,7 +19,10 @@ first read as its question (:func:`as_question`):
 * otherwise the article or quantifier after the command becomes "which" ("Name *the* prize winners …" → "which prize
   winners …", "List all films …" → "which films …");
 * a noun phrase with a relative clause and nothing before it is asked for by "which" ("physics laureates who died in
-  X" → "which physics laureates who died in X").
+  X" → "which physics laureates who died in X") (a phrase of one to four words, or of five to
+  twelve with brackets: "Nobel laureates born in the Russian Empire (now Russia) who won in 1978");
+* a question asked after its subject is asked before it ("Nobel-winning women born in X — who are they?" → "who are
+  Nobel-winning women born in X"), and a closing "please" is left out.
 
 English grammar only: nothing here names a graph's relations or a benchmark's templates. "Count …" is left to
 :mod:`kgsvc.qa.kinds`, which reads it as a count.
@@ -27,6 +30,7 @@ English grammar only: nothing here names a graph's relations or a benchmark's te
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -37,7 +41,8 @@ _COMMAND = re.compile(
         (?:
           (?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
           (?:tell|show|give|get|find(?:\s+out)?|list|name|identify|enumerate)\b(?:\s+(?P<pronoun>me|us))?
-        | (?P<wish>i(?:'d|\s+would)\s+like\s+to\s+know | i\s+want\s+to\s+know | i\s+wonder | do\s+you\s+know)
+        | (?P<wish>i(?:'d|\s+would)\s+like\s+to\s+know | i\s+want\s+to\s+know | i\s+wonder | do\s+you\s+know
+          | i(?:'m|\s+am)\s+looking\s+for)
         )
         (?:\s+all(?:\s+of)?)?\s+
         (?!(?:of|for|about|to|is|was|are|were|it|them|that|this|me|us|all|if|whether|everything|something|anything)\b)""",
@@ -55,9 +60,18 @@ _PEOPLE_WHO = re.compile(
 _FRAGMENT = re.compile(
     r"^\W*(?!(?:who|whom|whose|what|which|where|when|why|how|is|are|was|were|do|does|did|has|have|had|can|could"
     r"|will|would|should|shall|may|might|must|in|on|at|of|for|from|by|with|to|among|between|number|count|total"
-    r"|headcount|amount)\b)((?:[\w'.-]+\s+){1,4}?)(?-i:who|whose|that)\s+\w",
+    r"|headcount|amount|i|i'm|we|you)\b)((?:[\w'.-]+\s+){1,4}?|(?:[\w'.()-]+\s+){5,12}?)(?-i:who|whose|that)\s+\w",
     re.IGNORECASE,
 )
+#: A question asked after its subject, by a wh-word, a copula and a pronoun ("Nobel-winning women born in X — who are
+#: they?", "the laureates of X: who were they"): read as the wh-word and copula before the subject.
+_ASKED_AFTER = re.compile(
+    r"\s*(?:—|–|--?|:|,)\s*(?P<asked>(?:who|what|which)\s+(?:are|were|is|was))\s+(?:they|those|these|them|it|that|he|she)"
+    r"\W*$",
+    re.IGNORECASE,
+)
+#: A closing "please" ("Dates of death for X, please."): a courtesy, no part of what is asked.
+_PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
 #: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
 _ASKING = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
 _NUMBER_OF = re.compile(r"the\s+(?:total\s+)?number\s+of\b", re.IGNORECASE)
@@ -109,11 +123,22 @@ def as_question(question: str) -> Reworded:
     'Who won the 2011 economics prize?'
     >>> as_question("physics laureates who died in the ussr").text
     'which physics laureates who died in the ussr'
+    >>> as_question("Nobel-winning women born in Monrovia — who are they?").text
+    'who are Nobel-winning women born in Monrovia'
+    >>> as_question("Dates of death for the laureates of X, please.").text
+    'Dates of death for the laureates of X'
     >>> as_question("Is it true that X was born in Y?").text
     'Is it true that X was born in Y?'
     >>> as_question("the films that share actors with X were released in which years").text
     'the films that share actors with X were released in which years'
     """
+    courtesy = _PLEASE.search(question)
+    if courtesy is not None and courtesy.start() > 0:
+        return dataclasses.replace(as_question(question[: courtesy.start()]), original=question)
+    after = _ASKED_AFTER.search(question)
+    if after is not None and after.start() > 0 and not _ASKING.search(question, 0, after.start()):
+        opening = after.group("asked") + " "
+        return Reworded(question, opening + question[: after.start()], kept=0, shift=len(opening))
     command = _COMMAND.match(question)
     fragment = _FRAGMENT.match(question) if command is None else None
     if fragment is not None and not _ASKING.search(question, fragment.end()):

@@ -37,7 +37,7 @@ whose first step walks back such a relation from its entity is also read with th
 ("… located in the *city* X", :meth:`CandidateRanker._class_named_scores`), the better reading counting. The noun
 after "same" / "share…" names the class of the value shared ("the same *institution* as X"): a path that walks a
 relation and back through a value of another class is then dropped, when some such path passes one of that class
-(:meth:`CandidateRanker._shared_instances`).
+(:meth:`CandidateRanker.shared_instances`).
 
 Entry point: :meth:`CandidateRanker.rank`.
 """
@@ -57,6 +57,7 @@ from kgsvc.qa.align import RelationLexicon, question_tokens, reading_order
 from kgsvc.qa.candidates import (
     Branch,
     CandidatePattern,
+    branch_walk,
     enumerate_candidates,
     shares_value,
     step_share,
@@ -89,6 +90,7 @@ from kgsvc.qa.zeroshot import (
     phrasings,
     plain_cues,
     predicates,
+    reversed_labels,
     split_co,
     split_grand,
     stem_match,
@@ -417,11 +419,20 @@ class CandidateRanker:
             # a lexicon learned from a handful of exemplars is noise next to the graph's own labels: its weight
             # grows with the number of exemplars it was learned from
             aligned *= min(1.0, len(self.exemplars or ()) / opts.align_full_at) if opts.align_full_at > 0 else 1.0
-        shared, shared_words = self._shared_instances(question)
+        shared, shared_words = self.shared_instances(question)
         zero = np.zeros(len(items), np.float64)
         if opts.w_zero:
             # the class noun of "the same *city* as X" says what the value shared is, whatever relation shares it
-            graph_lexicon = dataclasses.replace(self.graph_lexicon, shared_classes=shared_words, free=shared_words)
+            # and, unless an entity is that value ("shared *the 1973 physics prize*"), names no step of its own
+            own = bool(shared_words) and bool(
+                self.shared_instances(mask_question(question, [(s.start, s.end) for s in spans]))[1]
+            )
+            graph_lexicon = dataclasses.replace(
+                self.graph_lexicon,
+                shared_classes=shared_words,
+                free=shared_words,
+                shared_only=shared_words if own else frozenset(),
+            )
             for mentions, view in masked_views.items():
                 at = [i for i, ((_, u), _) in enumerate(items) if frozenset(u) == mentions]
                 # the words of a linked mention this group leaves unused are still an entity's name where they are
@@ -481,13 +492,16 @@ class CandidateRanker:
             order = [i for i in order if keep(items[i][1])]
         by = self._co_relations(question)
 
-        def into_shared(branch: Branch) -> bool:  # "the same *institution* as X": the value shared is one
-            relation, outgoing = branch.steps[0]
-            values = self.graph.snapshot.neighbors_via(branch.anchor, relation, outgoing=outgoing)  # O(degree)
-            return not shared.isdisjoint(values.tolist())
+        def into_shared(branch: Branch, k: int) -> bool:  # "the same *institution* as X": the value shared is one
+            if k == 0:
+                relation, outgoing = branch.steps[0]
+                values = self.graph.snapshot.neighbors_via(branch.anchor, relation, outgoing=outgoing)  # O(degree)
+                return not shared.isdisjoint(values.tolist())
+            walk = branch_walk(self.graph.snapshot, dataclasses.replace(branch, steps=branch.steps[: k + 1]))
+            return not shared.isdisjoint(list(walk)[-1][1])
 
         tests = [into_shared] if shared else []
-        tests += [lambda branch: branch.steps[0][0] in by] if by else []  # "X's *co-winners*": what winners name
+        tests += [lambda branch, k: branch.steps[k][0] in by] if by else []  # "X's *co-winners*": what winners name
         for accepts in tests:  # when some candidate shares such a value, those that share another are dropped
             shares = {i: shares_value(items[i][1], accepts) for i in order}
             if any(shares.values()):
@@ -617,7 +631,7 @@ class CandidateRanker:
         keys = [relation_key(label) for label in self.graph.relation_labels]
         return frozenset(r for r, key in enumerate(keys) for w in words if lexicon.contrast(w, key) >= lexicon.tau)
 
-    def _shared_instances(self, question: str) -> tuple[frozenset[int], frozenset[str]]:
+    def shared_instances(self, question: str) -> tuple[frozenset[int], frozenset[str]]:
         """The instances of the class a question says is shared, and the words that say it: the noun phrase right
         after "same" or "share…" ("worked at the same *institution* as X", "shared *the Nobel Prize* with X", "share
         *his Nobel Prize*"), by :func:`nearest_classes` (the phrase, else its last word); empty in a graph without
@@ -731,11 +745,12 @@ class CandidateRanker:
         tokens, masks = question_tokens(masked)
         if self._phrases is None:
             self._phrases = frozenset(" ".join(fold(label).split()) for label in self.graph.relation_labels)
-        readings = [reading_order(tokens, masks, phrases=self._phrases)]
+        phrases = self._phrases | reversed_labels(tokens, self.graph.relation_labels)  # "the dates of death"
+        readings = [reading_order(tokens, masks, phrases=phrases)]
         words = list(tokens)
         if isinstance(lexicon, GraphLexicon):  # "the directors of X actors", "the films of X released": the better
             # reading counts
-            trailing = reading_order(tokens, masks, phrases=self._phrases, trailing=True, inverted=inverted(tokens))
+            trailing = reading_order(tokens, masks, phrases=phrases, trailing=True, inverted=inverted(tokens))
             readings += [trailing] if trailing != readings[0] else []
             clauses = verb_phrases(tokens, masks)
             lexicon.prepare(
@@ -817,7 +832,7 @@ class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
         return len(self._read())
 
 
-#: Words between a share cue and the noun of what is shared (:meth:`CandidateRanker._shared_instances`).
+#: Words between a share cue and the noun of what is shared (:meth:`CandidateRanker.shared_instances`).
 _SHARED_SKIP = frozenset({"the", "a", "an", "his", "her", "their", "its", "same"})
 
 

@@ -123,6 +123,7 @@ __all__ = [
     "phrase_roles",
     "phrasings",
     "plain_cues",
+    "reversed_labels",
     "predicates",
     "split_co",
     "split_grand",
@@ -168,6 +169,7 @@ SHARE_CUES = frozenset(
         "both",
         "too",
         "similar",
+        "fellow",
     }
 )
 
@@ -555,6 +557,27 @@ def genitive_slots(tokens: Sequence[str], entities: Collection[int]) -> list[int
     return out
 
 
+def reversed_labels(tokens: Sequence[str], labels: Sequence[str]) -> frozenset[str]:
+    """The phrases "A of B" of ``tokens`` that write a two-word relation label "B A" the other way round ("the
+    *place of birth*" for *birth place*, "*dates of death*" for *death date*, "*year of release*" for *release
+    year*): one relation mention, whose "of" is a word of it, not a genitive marker between two relations
+    (:func:`kgsvc.qa.align.reading_order`'s ``phrases``; before 2026-11-27 "dates" and "death" were read as two
+    steps, *death date* there and back).
+
+    >>> sorted(reversed_labels("what are the dates of death of X".split(), ["death date", "member of"]))
+    ['dates of death']
+    """
+    found = set()
+    pairs = [words for label in labels if len(words := content_words(label)) == 2]
+    for k in range(1, len(tokens) - 1):
+        if tokens[k] != "of":
+            continue
+        a, b = tokens[k - 1], tokens[k + 1]
+        if any(stem_match(a, last) and stem_match(b, first) for first, last in pairs):
+            found.add(f"{a} of {b}")
+    return frozenset(found)
+
+
 def split_grand(words: Sequence[tuple[str, int]], names: Callable[[str], bool]) -> list[tuple[str, int]]:
     """``words`` (a reading, as for :func:`split_co`) with each word "grandX" whose ``X`` (at least three letters)
     ``names`` a relation read as ``X`` twice: English forms a kin term one generation further with "grand-" (the
@@ -797,7 +820,11 @@ class GraphLexicon(RelationLexicon):
     shared_classes : frozenset of str
         Words after a share cue that name a class of the graph ("the same *city* as X"): what is shared is a value of
         that class through any relation, so they neither block a walk back by another relation nor cost a miss
-        (:meth:`kgsvc.qa.rank.CandidateRanker._shared_instances`).
+        (:meth:`kgsvc.qa.rank.CandidateRanker.shared_instances`).
+    shared_only : frozenset of str
+        The words of ``shared_classes`` where no linked entity is the value shared ("share *the Nobel* with X", not
+        "shared *the 1973 physics prize*"): they explain no step but one walked back ("Nobel" spells *nobel
+        laureates*, which the path from X to its co-winners does not walk).
     context : str
         A phrase with one ``{}`` that a word and a label are also compared in (:meth:`in_context`; ``""``: bare
         words only). A relational noun reads as one there: "job" ↔ *profession*, "son" ↔ *children*.
@@ -827,6 +854,7 @@ class GraphLexicon(RelationLexicon):
     free: frozenset[str] = frozenset()
     plain: frozenset[str] = frozenset()
     shared_classes: frozenset[str] = frozenset()
+    shared_only: frozenset[str] = frozenset()
     context: str = "what is the {} of something"
     vocabulary: frozenset[str] = frozenset()
     ranges: Mapping[tuple[str, bool], frozenset[str]] = field(default_factory=dict)
@@ -1160,6 +1188,8 @@ class GraphLexicon(RelationLexicon):
             return 1e-9  # "where" / "when" ask for the answer's place or time; they name no relation walked back
         if word in self.names and not any(stem_match(word, p) for p in content_words(key)):
             return 1e-9  # a word of an entity's name names a relation only by spelling it
+        if word in self.shared_only and not returning:
+            return 1e-9  # "share the *Nobel* with X": the class of the value shared names no step of its own
         contrast = self.contrast(word, key, phrase=role != OF_PREDICATE)  # a verb is no noun of the phrase
         if contrast <= 0.0:
             return 1e-9  # explains nothing: it can neither stand for the step nor spare the step its miss

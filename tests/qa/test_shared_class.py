@@ -6,7 +6,7 @@ A laureate shares an institution and a prize with others here, and every "walk a
 share cue alike; "Nobel" spells *nobel laureates* (an institution's laureates), so main answered "who shared the
 Nobel Prize with X" with X's colleagues. In a graph with classes, a path that shares a value is now kept only if the
 value can be of the class the share cue names, when some path's can
-(:meth:`kgsvc.qa.rank.CandidateRanker._shared_instances`).
+(:meth:`kgsvc.qa.rank.CandidateRanker.shared_instances`).
 """
 
 from __future__ import annotations
