@@ -13,8 +13,12 @@ superlative) and returns a :class:`QuestionKind`:
   "between X and Y", the ranked items are the mentions themselves (``choice``).
 * ``comparison`` — a comparative between two values: "was X released before Y?", "was X born before 1900?"
   (yes/no); "which films … after 2000?" is a lookup or count with a ``constant`` filter.
+* **by a count** (``counted``, since 2026-11-27): "which institution in X has *the most laureates*" is an
+  ``ordering`` of the answers by how many of the counted things each has; "which has *more laureates*, A or B" an
+  ``ordering`` of the two mentions (``choice``); "were *more laureates* born in A than in B" a ``comparison``.
 * ``unsupported`` — words asking for arithmetic the path cannot do (averages, sums, "how old", "the second
-  oldest", "the most prizes"): the pipeline answers "no grounded answer: this kind of question is not supported".
+  oldest", "has X had the most prizes?"): the pipeline answers "no grounded answer: this kind of question is not
+  supported".
 
 A comparative or superlative word is a :class:`Cue`: which way it orders dates (and years) and which way numbers
 ("oldest" is the earliest birth date but the largest age), and words that name the attribute it usually means
