@@ -70,6 +70,7 @@ private tables; the generic base + delta table view is in :mod:`kgsvc.qa.layered
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -127,6 +128,8 @@ _PLACE = re.compile(r"^(?P<name>[^,]+),\s+(?P<qualifier>[^,]+)$")
 _ORGANISATION_HEADS = frozenset(
     "University Institute College Hospital Laboratory Laboratories School Foundation Centre Center".split()
 )
+#: A company's legal form, which people leave out of its name ("Shimadzu" for *Shimadzu Corp.*).
+_LEGAL_FORMS = frozenset("Corp. Corp Corporation Inc. Inc Ltd. Ltd Co. AG GmbH SA S.A. plc PLC LLC N.V. B.V.".split())
 #: The heads of the two-word names of universities and colleges whose first word alone is how people write them
 #: ("Yale", "Harvard"); no alias where a node has that exact name ("Munich" for *Munich University*: the city).
 _ACADEMIC_HEADS = frozenset({"University", "College"})
@@ -204,6 +207,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     [('Massachusetts Institute of Technology', 'MIT'), ('MIT', '')]
     >>> aliases("Enrico Fermi Institute, University of Chicago")
     [('Enrico Fermi Institute', ''), ('University of Chicago', '')]
+    >>> aliases("Shimadzu Corp."), aliases("Yukawa Institute (YITP), Kyoto University")[:2]
+    ([('Shimadzu', 'Corp.')], [('Yukawa Institute (YITP)', 'Kyoto University'), ('Yukawa Institute', 'YITP')])
     >>> aliases("Basel University"), aliases("University of Basel")
     ([('University of Basel', ''), ('Basel', 'University')], [('Basel University', '')])
     """
@@ -218,9 +223,14 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     if m and len(m.group("name")) >= 2:
         qualifier = m.groupdict().get("qualifier") or ""  # a place's state or country ("Madison, WI"), not a subtitle
         found.append((m.group("name"), qualifier if len(qualifier.split()) <= 2 else ""))
+        inner = _QUALIFIED.match(m.group("name"))  # "Yukawa Institute … (YITP), Kyoto University": without "(YITP)"
+        if inner:
+            found.append((inner.group("name"), inner.group("qualifier")))
         if len(qualifier.split()) >= 3 and qualifier[:1].isupper():
             found.append((qualifier, ""))  # a name of its own ("London University, King's College Hospital …")
     tokens = label.split()
+    if len(tokens) >= 2 and tokens[-1] in _LEGAL_FORMS:
+        found.append((" ".join(tokens[:-1]).rstrip(","), tokens[-1]))  # "Shimadzu Corp." → "Shimadzu"
     capitalised = all(_NAME_TOKEN.match(t) for t in tokens)
     if capitalised and len(tokens) >= 3 and tokens[-1] in _ORGANISATION_HEADS:
         found.append((" ".join(tokens[:-1]), tokens[-1]))  # "Carnegie Mellon University" → "Carnegie Mellon"
@@ -288,6 +298,26 @@ def _qualified(qualifier: str, question: str, end: int, question_words: Collecti
             break
         after.append(_key(word))
     return any(abbreviates(qualifier, after[:n]) for n in (1, len(qualifier)) if len(after) >= n)
+
+
+def _qualifiers_absorbed(spans: list[LinkedSpan], question: str, written: dict[int, str]) -> list[LinkedSpan]:
+    """``spans`` (in question order) with a span that writes out the qualifier of the alias span before it, after a
+    comma, merged into it: "Haverhill, *Massachusetts*" is *Haverhill, MA*, not Haverhill and the state
+    (``written``: an alias span's start -> its first node's qualifier, :func:`_qualified`)."""
+    out: list[LinkedSpan] = []
+    for span in spans:
+        previous = out[-1] if out else None
+        qualifier = written.get(previous.start, "") if previous is not None else ""
+        if (
+            previous is not None
+            and qualifier
+            and re.fullmatch(r"\s*,\s*", question[previous.end : span.start])
+            and _qualified(qualifier, question, previous.end, ())
+        ):
+            out[-1] = dataclasses.replace(previous, text=question[previous.start : span.end], end=span.end)
+            continue
+        out.append(span)
+    return out
 
 
 def _all_stopwords(text: str) -> bool:
@@ -808,6 +838,7 @@ class EntityLinker:
         types = []
         question_words = {w for w in folded.split() if w not in STOPWORDS}
         cased = is_cased(question)
+        alias_qualifier: dict[int, str] = {}  # an alias span's start -> the qualifier of its first node
         for start, end, key in found:
             if any(start < b and a < end for a, b in taken):
                 continue
@@ -857,12 +888,14 @@ class EntityLinker:
                     for n in self._rank(list(qualifiers), question_words, qualifiers, named)
                 ]
                 base, method = 0.85, "alias"
+                if ranked:
+                    alias_qualifier[start] = qualifiers.get(ranked[0][0], "")
             labels = [self.index.labels[n] for n, _, _ in ranked]
             weight = _CASE_MISMATCH if cased and _common_word(text, labels) else 1.0
             spans.append(LinkedSpan(text, start, end, method, base * weight * self.specificity(key), tuple(ranked)))
         spans.sort(key=lambda s: s.start)
         types.sort(key=lambda t: t.start)
-        return spans, types
+        return _qualifiers_absorbed(spans, question, alias_qualifier), types
 
     def _words(self, folded: str, question: str, taken: Sequence[LinkedSpan]) -> list[LinkedSpan]:
         """Word-set matches (module docstring) of the n-grams outside ``taken``."""

@@ -22,7 +22,9 @@ first read as its question (:func:`as_question`):
   X" → "which physics laureates who died in X") (a phrase of one to four words, or of five to
   twelve with brackets: "Nobel laureates born in the Russian Empire (now Russia) who won in 1978");
 * a question asked after its subject is asked before it ("Nobel-winning women born in X — who are they?" → "who are
-  Nobel-winning women born in X"), and a closing "please" is left out.
+  Nobel-winning women born in X"), and a closing "please" is left out;
+* an idiom for dying or being born is read as its plain verb, written over in place ("When did X breathe their last"
+  → "When did X die", padded with spaces): the one rewrite inside the question, which keeps every offset.
 
 English grammar only: nothing here names a graph's relations or a benchmark's templates. "Count …" is left to
 :mod:`kgsvc.qa.kinds`, which reads it as a count.
@@ -70,6 +72,18 @@ _ASKED_AFTER = re.compile(
     r"\W*$",
     re.IGNORECASE,
 )
+#: Idioms for dying and being born, each read as its plain verb ("When did X *breathe their last*" → "die", "which
+#: laureates *passed on* in Dublin" → "died", "came into the world in X" → "born"): written over in place, padded with
+#: spaces, so that every offset of the question stays valid. English only; no graph's relation is named.
+_IDIOMS = [
+    (re.compile(r"\bbreathed\s+(?:his|her|their|its)\s+last\b", re.I), "died"),
+    (re.compile(r"\bbreathes?\s+(?:his|her|their|its)\s+last\b", re.I), "die"),
+    (re.compile(r"\bpassed\s+(?:away|on)\b(?=\s*(?:in|at|on|,|\?|$|\.))", re.I), "died"),
+    (re.compile(r"\bpass(?:es)?\s+(?:away|on)\b(?=\s*(?:in|at|on|,|\?|$|\.))", re.I), "die"),
+    (re.compile(r"\bended\s+(?:his|her|their|its)\s+days\b", re.I), "died"),
+    (re.compile(r"\bends?\s+(?:his|her|their|its)\s+days\b", re.I), "die"),
+    (re.compile(r"\b(?:came|come|comes)\s+into\s+the\s+world\b", re.I), "born"),
+]
 #: A closing "please" ("Dates of death for X, please."): a courtesy, no part of what is asked.
 _PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
 #: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
@@ -125,6 +139,8 @@ def as_question(question: str) -> Reworded:
     'which physics laureates who died in the ussr'
     >>> as_question("Nobel-winning women born in Monrovia — who are they?").text
     'who are Nobel-winning women born in Monrovia'
+    >>> as_question("When did Camilo Cela breathe their last?").text
+    'When did Camilo Cela die               ?'
     >>> as_question("Dates of death for the laureates of X, please.").text
     'Dates of death for the laureates of X'
     >>> as_question("Is it true that X was born in Y?").text
@@ -132,6 +148,9 @@ def as_question(question: str) -> Reworded:
     >>> as_question("the films that share actors with X were released in which years").text
     'the films that share actors with X were released in which years'
     """
+    plain = _plain_idioms(question)
+    if plain != question:
+        return dataclasses.replace(as_question(plain), original=question)
     courtesy = _PLEASE.search(question)
     if courtesy is not None and courtesy.start() > 0:
         return dataclasses.replace(as_question(question[: courtesy.start()]), original=question)
@@ -162,6 +181,13 @@ def as_question(question: str) -> Reworded:
         rest, opening = (determiner.end() if determiner else rest), "which "
     text = opening + question[rest:]
     return Reworded(question, text, kept=rest, shift=len(opening) - rest)
+
+
+def _plain_idioms(question: str) -> str:
+    """``question`` with each of :data:`_IDIOMS` written over by its plain verb, padded to the idiom's length."""
+    for pattern, verb in _IDIOMS:
+        question = pattern.sub(lambda m, verb=verb: verb.ljust(len(m.group(0))), question)  # type: ignore[misc]
+    return question
 
 
 def _titled(question: str, command: re.Match[str]) -> bool:
