@@ -341,10 +341,17 @@ def count_sparql(lines: Sequence[str], *, filters: Sequence[str] = ()) -> str:
 
 
 def count_order_sparql(
-    lines: Sequence[str], step: str, *, descending: bool, limit: int, filters: Sequence[str] = ()
+    lines: Sequence[str],
+    step: str,
+    *,
+    descending: bool,
+    limit: int,
+    filters: Sequence[str] = (),
+    counted: str = "?counted",
 ) -> str:
     """``SELECT ?answer (COUNT(DISTINCT ?counted) AS ?count)`` over ``lines`` and the counting ``step`` (triple
-    patterns between ``?answer`` and ``?counted``), ranked: ``GROUP BY ?answer ORDER BY DESC|ASC(?count) LIMIT``.
+    patterns between ``?answer`` and ``?counted``; empty when ``counted`` is a variable of ``lines``), ranked:
+    ``GROUP BY ?answer ORDER BY DESC|ASC(?count) LIMIT``.
 
     >>> print(count_order_sparql(["?answer <urn:in> <urn:dk> ."], "?answer <urn:has> ?counted .", descending=True,
     ...     limit=1))
@@ -358,8 +365,8 @@ def count_order_sparql(
     """
     order = "DESC" if descending else "ASC"
     return (
-        "SELECT ?answer (COUNT(DISTINCT ?counted) AS ?count) WHERE {\n"
-        + _where([*lines, step], filters)
+        f"SELECT ?answer (COUNT(DISTINCT {counted}) AS ?count) WHERE {{\n"
+        + _where([*lines, step] if step else lines, filters)
         + f"\n}}\nGROUP BY ?answer\nORDER BY {order}(?count) ?answer\nLIMIT {limit}"
     )
 

@@ -60,7 +60,7 @@ from kgsvc.qa.aggregate import (
     order_sparql,
     pick_attribute,
 )
-from kgsvc.qa.candidates import CandidatePattern, candidate_ends, candidate_pattern
+from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_ends, candidate_pattern
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
@@ -296,12 +296,13 @@ class _KindPath:
         want_attribute: bool = False,
         conjunction: bool = False,
         typed: frozenset[int] | None = None,
+        avoid: frozenset[int] = frozenset(),
     ) -> RankedCandidate:
         """The candidate that answers: among the ``SELECT_TOP`` best-ranked acceptable ones (a conjunction when
         asked for; for an attribute, ends that are entities with comparable values; with ``typed``, the nodes of
         the counted class, candidates whose last step reaches that class, ranked among themselves, and ends among
-        ``typed``), the best by rank score plus the fit of the ends' types to the question's noun plus
-        (``want_attribute``) the best attribute's score."""
+        ``typed``; none whose ends all lie in ``avoid``), the best by rank score plus the fit of the ends' types to
+        the question's noun plus (``want_attribute``) the best attribute's score."""
         ranked = self.ranked(text, self.spans, class_filter(self.graph, typed) if typed is not None else None)
         self.timings["pattern"] = time.perf_counter() - self.t0
         scored: list[tuple[float, int, RankedCandidate]] = []
@@ -314,7 +315,7 @@ class _KindPath:
             ends = candidate_ends(self.graph.snapshot, c) - {b.anchor for b in c.branches}
             if typed is not None:
                 ends &= typed
-            if not ends:
+            if not ends or ends <= avoid:
                 continue
             sample = sorted(ends)[:200]
             bonus = self.type_fit(sample)
@@ -718,12 +719,14 @@ class _KindPath:
         else:
             classes = self.counted_classes()
             typed = self.graph.instances(classes) if classes else None
+            counted_classes = self.counted_classes(noun)  # things are not ranked by how many of their own kind
+            avoid = self.graph.instances(counted_classes) if counted_classes else frozenset()
             try:
-                ranked = self.select(self.words, typed=typed)
+                ranked = self.select(self.words, typed=typed, avoid=avoid)
             except _Refused:
                 if typed is None:
                     raise
-                ranked, classes, typed = self.select(self.words), frozenset(), None
+                ranked, classes, typed = self.select(self.words, avoid=avoid), frozenset(), None
             c = ranked.candidate
             chosen = self.chosen(ranked)
             ends = candidate_ends(self.graph.snapshot, c) - {b.anchor for b in c.branches}
@@ -734,7 +737,17 @@ class _KindPath:
             k = self.opts.k + len(items)
             matched, complete = self.match(chosen, self.pinned_spans(c), k, self.relations_of(c))
             self.timings["match"] = time.perf_counter() - t0
-        step, counts, counted = self.counts(items)
+        on_path = self.counts_on_path(c, items) if chosen is not None else None
+        if on_path is not None:  # "which field has the most laureates born in X": counted along the path
+            at, counts, counted = on_path
+            step = c.branches[0].steps[at]
+            counting, counted_var = "", f"?x{at + 1}"
+            lines += self.type_lines(counted, counted_var) if counted else []
+        else:
+            step, counts, counted = self.counts(items)
+            counting, counted_var = "\n  ".join(self.counting_lines(step, counted)), "?counted"
+        if not counts:
+            raise _Refused(f"no answer has {noun} to count")
         most = cue.word.lower() in ("most", "more")
         order = sorted(counts, key=lambda n: (-counts[n] if most else counts[n], self.term(n)))
         cut = counts[order[min(self.kind.limit, len(order)) - 1]]
@@ -748,11 +761,7 @@ class _KindPath:
         items_out = [terms[n] for n in order]
         answers = items_out[: len(top)]
         sparql = count_order_sparql(
-            lines,
-            "\n  ".join(self.counting_lines(step, counted)),
-            descending=most,
-            limit=self.kind.limit,
-            filters=filters,
+            lines, counting, descending=most, limit=self.kind.limit, filters=filters, counted=counted_var
         )
         label = self.graph.relation_labels[step[0]]
         shown = [f"{a.label} ({a.ranked_by.label if a.ranked_by else 0} {noun})" for a in answers]
@@ -771,6 +780,37 @@ class _KindPath:
         return self.done(
             pattern, text=text, answers=answers, items=items_out, evidence=self.evidence(matched), complete=complete
         )
+
+    def counts_on_path(
+        self, candidate: CandidatePattern, items: Sequence[int]
+    ) -> tuple[int, dict[int, int], frozenset[int]] | None:
+        """When things of the counted noun's class lie on the chosen one-branch path, between its entity and its
+        answers ("which *field* has the most laureates born in X": X ← *birth place* ← laureate → … → field): the
+        position (the step after which they are reached, the nearest to the answers), how many distinct ones lead to
+        each answer, and the class; ``None`` otherwise (what is counted is one step beyond the answers).
+
+        Notes
+        -----
+        One walk from each counted node at that position to the answers (O(Σ degree along the rest of the path)).
+        """
+        classes = self.counted_classes(self.kind.counted)
+        if not classes or len(candidate.branches) != 1:
+            return None
+        branch, snapshot = candidate.branches[0], self.graph.snapshot
+        counted = self.graph.instances(classes)
+        reached = [found for _, found in branch_walk(snapshot, branch)]
+        at = next((k for k in range(len(reached) - 2, -1, -1) if reached[k] & counted), None)
+        if at is None:
+            return None
+        wanted = set(items)
+        per_item: dict[int, set[int]] = {}
+        for origin in sorted(reached[at] & counted):
+            nodes = {origin}
+            for relation, outgoing in branch.steps[at + 1 :]:
+                nodes = {n for m in nodes for n in snapshot.neighbors_via(m, relation, outgoing=outgoing).tolist()}
+            for item in nodes & wanted:
+                per_item.setdefault(item, set()).add(origin)
+        return at, {item: len(origins) for item, origins in per_item.items()}, classes
 
     def value_matches(self, mention: int, node: int, attribute: Attribute) -> list[tuple[Match, _Chosen]]:
         """The evidence ``node –attribute→ ?value`` (through ``?x1`` for a two-step attribute) for the mention."""

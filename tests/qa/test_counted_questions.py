@@ -43,6 +43,9 @@ ex:deathPlace rdfs:label "death place" .
 ex:deathDate rdfs:label "death date" .
 ex:containedInPlace rdfs:label "contained in place" .
 ex:year rdfs:label "year" .
+ex:category rdfs:label "category" .
+ex:physics rdfs:label "physics" .
+ex:chemistry rdfs:label "chemistry" .
 ex:city rdfs:label "city" .
 ex:memberOf rdfs:label "member of" .
 ex:nobelLaureates rdfs:label "nobel laureates" .
@@ -53,9 +56,12 @@ ex:Orrin a ex:Organisation ; rdfs:label "Orrin Institute" ; ex:city ex:Vell ;
     ex:nobelLaureates ex:Abe, ex:Bea, ex:Cato .
 ex:Tarn a ex:Organisation ; rdfs:label "Tarn College" ; ex:city ex:Vell ; ex:nobelLaureates ex:Dov .
 ex:Hale a ex:Organisation ; rdfs:label "Hale Academy" ; ex:city ex:Lune ; ex:nobelLaureates ex:Eli, ex:Fay .
-ex:P1950 a ex:NobelPrize ; rdfs:label "Nobel 1950 physics" ; ex:year "1950" ; ex:award ex:Abe, ex:Bea, ex:Orrin .
-ex:P1955 a ex:NobelPrize ; rdfs:label "Nobel 1955 physics" ; ex:year "1955" ; ex:award ex:Cato, ex:Dov .
-ex:P1960 a ex:NobelPrize ; rdfs:label "Nobel 1960 physics" ; ex:year "1960" ; ex:award ex:Eli, ex:Fay, ex:Gil .
+ex:P1950 a ex:NobelPrize ; rdfs:label "Nobel 1950 physics" ; ex:year "1950" ; ex:category ex:physics ;
+    ex:award ex:Abe, ex:Bea, ex:Orrin .
+ex:P1955 a ex:NobelPrize ; rdfs:label "Nobel 1955 physics" ; ex:year "1955" ; ex:category ex:physics ;
+    ex:award ex:Cato, ex:Dov .
+ex:P1960 a ex:NobelPrize ; rdfs:label "Nobel 1960 chemistry" ; ex:year "1960" ; ex:category ex:chemistry ;
+    ex:award ex:Eli, ex:Fay, ex:Gil .
 
 ex:Abe a ex:Laureate, ex:Person ; rdfs:label "Abe Rook" ; ex:laureateAward ex:P1950 ; ex:memberOf ex:Orrin ;
     ex:birthPlace ex:Vell ; ex:deathPlace ex:Vell ; ex:deathDate "1980-01-01"^^xsd:date .
@@ -116,6 +122,21 @@ def test_the_institution_with_the_most_laureates(kg: kgsvc.KG) -> None:
     rows = kg.sparql(answer.sparql or "", dataset="counted").rows  # the SPARQL computes the same ranking
     assert [(str(r["answer"].value), r["count"].value) for r in rows] == [(f"{EX}Orrin", "3")]
     assert _values(kg, "Out of the institutions in Vell, which one has the fewest laureates?") == [f"{EX}Tarn"]
+
+
+def test_counted_along_the_path(kg: kgsvc.KG) -> None:
+    """ "Which category has the most laureates born in Lune": the laureates lie on the path from Lune to the
+    categories (born there, their prize, its category); they are counted per category, and the categories, not the
+    laureates, are ranked."""
+    query = (
+        f"SELECT ?answer (COUNT(DISTINCT ?l) AS ?n) WHERE {{ ?l <{EX}birthPlace> <{EX}Lune> ; <{EX}laureateAward> ?p ."
+        f" ?p <{EX}category> ?answer }} GROUP BY ?answer ORDER BY DESC(?n)"
+    )
+    rows = kg.sparql(query, dataset="counted").rows
+    assert [(str(r["answer"].value), r["n"].value) for r in rows] == [(f"{EX}chemistry", "3"), (f"{EX}physics", "1")]
+    answer = _answer(kg, "Which category has the most laureates born in Lune?")
+    assert [a.value for a in answer.answers] == [f"{EX}chemistry"]
+    assert [a.ranked_by.value for a in answer.items if a.ranked_by] == ["3", "1"]
 
 
 def test_a_choice_by_a_count(kg: kgsvc.KG) -> None:
