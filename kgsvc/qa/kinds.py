@@ -277,7 +277,7 @@ def cue_window(question: str, kind: QuestionKind, spans: Sequence[tuple[int, int
         return " ".join(w for w in masked.split() if "#" not in w)
     start, end = kind.cue_at
     before = [w for w in masked[:start].replace(",", " , ").split() if "#" not in w]
-    after = [w for w in masked[end:].replace(",", " , ").split() if "#" not in w]
+    after = [w for w in re.sub(r"^-", " ", masked[end:]).replace(",", " , ").split() if "#" not in w]  # "-born"
     if "," in before:
         before = before[len(before) - before[::-1].index(",") :]
     if "," in after:
@@ -398,10 +398,17 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         before = masked[: m.start()].split()
         if before and (before[-1] in _NUMBER_WORDS or before[-1].isdigit()):
             limit = _NUMBER_WORDS.get(before[-1]) or int(before[-1])
+        # the verb the cue ranks by is no condition of the things ranked ("who was *born* earliest", "the
+        # earliest-*born* prize-winner among those who died in X"): blanked with the cue from what the path reads
+        start, end = m.span()
+        compound = re.match(r"-[a-z]+", masked[end:])
+        end += compound.end() if compound else 0
+        verb = re.search(r"\b(?:born|died|dead|[a-z]+ed)\s+$", masked[:start])
+        if verb is not None and re.match(r"\s*(?:[?!.,]|$)", masked[end:]):
+            start = verb.start()
+        words = question[:start] + " " * (end - start) + question[end:]
         noun = _answer_noun(question, masked, m.end())
-        return QuestionKind(
-            "ordering", cue=found, limit=max(limit, 1), words=_blank(question, m), noun=noun, cue_at=m.span()
-        )
+        return QuestionKind("ordering", cue=found, limit=max(limit, 1), words=words, noun=noun, cue_at=m.span())
     if comparative is not None and values:
         noun = _answer_noun(question, masked)
         return QuestionKind(

@@ -204,3 +204,18 @@ def test_a_genitive_s_class_noun_is_one_step_from_its_entity(places: kgsvc.KG) -
         answer = places.ask(question, dataset="places")
         assert answer.grounded, answer.reason
         assert [a.value for a in answer.answers] == [f"{EX}Morrow"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Among those who died in Lune, who was born earliest?",
+        "Who's the earliest-born prize-winner among those who died in Lune?",
+    ],
+)
+def test_the_verb_a_superlative_ranks_by_is_no_condition(prizes: kgsvc.KG, question: str) -> None:
+    """ "who was *born* earliest" ranks by the birth date; "born" is no condition of the things ranked (Nobel n169,
+    n209: main read "born … in Lune" and ranked the people born there)."""
+    query = f"SELECT ?x ?d WHERE {{ ?x <{EX}deathPlace> <{EX}Lune> ; <{EX}birthDate> ?d }} ORDER BY ?d"
+    assert _ordered(prizes, query) == [f"{EX}Abe", f"{EX}Cato"]
+    assert _top(prizes, question) == [f"{EX}Abe"]
