@@ -20,6 +20,12 @@ for the evidence, and computes its value from that evidence; the SPARQL rendered
   number or date of the question; a lookup or count with such a constant keeps the answers whose value passes
   (``FILTER``).
 * **conjunction** ("both X and Y") — a lookup restricted to the two-entity conjunction candidates.
+* **by a count** (``QuestionKind.counted``) — an ordering of the chosen path's answers, or of two mentions, by how
+  many things of the counted noun's class each reaches by one relation step, or lies behind it on the path ("which
+  category has the most laureates born in X"): ``… GROUP BY ?answer ORDER BY DESC(?count) LIMIT``; a yes/no
+  comparison of two mentions' counts: ``ASK { {SELECT (COUNT …)} {SELECT (COUNT …)} FILTER(?na > ?nb) }``.
+* **one entity's two values** ("did X die in the same city they were born in") — a yes/no question with one mention
+  and a share cue: a value of one relation that is a value of another (``ASK { X r1 ?v . X r2 ?v }``).
 
 A kind the path cannot answer — its words ask for arithmetic, or no relation, attribute or second mention fits —
 gets ``grounded=False`` with "this kind of question is not supported: <why>", never an answer of another type.
