@@ -493,12 +493,9 @@ class CandidateRanker:
         by = self._co_relations(question)
 
         def into_shared(branch: Branch, k: int) -> bool:  # "the same *institution* as X": the value shared is one
-            if k == 0:
-                relation, outgoing = branch.steps[0]
-                values = self.graph.snapshot.neighbors_via(branch.anchor, relation, outgoing=outgoing)  # O(degree)
-                return not shared.isdisjoint(values.tolist())
-            walk = branch_walk(self.graph.snapshot, dataclasses.replace(branch, steps=branch.steps[: k + 1]))
-            return not shared.isdisjoint(list(walk)[-1][1])
+            prefix = dataclasses.replace(branch, steps=branch.steps[: k + 1])
+            *_, (_, values) = branch_walk(self.graph.snapshot, prefix)  # O(Σ degree along the prefix)
+            return not shared.isdisjoint(values)
 
         tests = [into_shared] if shared else []
         tests += [lambda branch, k: branch.steps[k][0] in by] if by else []  # "X's *co-winners*": what winners name
