@@ -73,8 +73,11 @@ from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeM
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import Reworded, as_question, asks_who
 from kgsvc.qa.question_nouns import (
+    ASKED_COPULA,
     ASKED_NOUN,
+    ASKED_PREDICATE,
     OF_PHRASE,
+    PREDICATE_NOUN,
     asks_for,
     asks_time,
     blank_spans,
@@ -283,19 +286,40 @@ class QuestionAnswerer:
         """The asked noun as a condition when it names a category value ("Which *women* won …" is "which *female*
         won …", "how many *physicists* …"; :meth:`~kgsvc.qa.rank.CandidateRanker.value_noun`): a span linked to
         that value, in a graph with classes, for the word after "which" / "what" / "how many" that no span or class
-        mention covers. ``[]`` otherwise."""
-        m = ASKED_NOUN.match(question)
-        if m is None or self.graph.type_relation() is None or fold(m.group(1)) in STOPWORDS:
+        mention covers; likewise the noun a copula ends such a question with ("how many laureates born in X were
+        *women*?", :data:`~kgsvc.qa.question_nouns.PREDICATE_NOUN`), and the noun a yes/no question by a copula ends
+        with ("Was X a *woman*?", :data:`~kgsvc.qa.question_nouns.ASKED_PREDICATE`). ``[]`` otherwise."""
+        asked, copula = ASKED_NOUN.match(question), ASKED_COPULA.match(question)
+        if (asked is None and copula is None) or self.graph.type_relation() is None:
             return []
-        start, end = m.span(1)
         covered = [(s.start, s.end) for s in spans] + [(t.start, t.end) for t in types if t.classes]
-        if any(a < end and start < b for a, b in covered):
-            return []
-        found = self.ranker.value_noun(fold(m.group(1)))
-        if found is None:
-            return []
-        node, cos = found
-        return [LinkedSpan(m.group(1), start, end, "value", cos, ((node, cos, 0.0),))]
+        found = []
+        nouns = (asked, PREDICATE_NOUN.search(question, asked.end())) if asked else (ASKED_PREDICATE.search(question),)
+        for noun in nouns:
+            if noun is None or fold(noun.group(1)) in STOPWORDS:
+                continue
+            start, end = noun.span(1)
+            if any(a < end and start < b for a, b in covered):
+                continue
+            value = self.ranker.value_noun(fold(noun.group(1)))
+            if value is not None and (asked is not None or self._holds_kind_of(spans, value[0])):
+                node, cos = value
+                found.append(LinkedSpan(noun.group(1), start, end, "value", cos, ((node, cos, 0.0),)))
+        return found
+
+    def _holds_kind_of(self, spans: Sequence[LinkedSpan], value: int) -> bool:
+        """Whether a linked entity has an edge of the relation whose value ``value`` is ("Was X a *woman*?" asks X's
+        own *gender*); a value further away ("Was X a *physicist*?", the category of X's prize) is not read here,
+        and the question stays unsupported rather than answered "no" by the wrong step."""
+        nodes, relations, _ = self.ranker.category_values()
+        owners = np.unique(relations[nodes == value]).tolist()
+        snapshot = self.graph.snapshot
+        return any(
+            len(snapshot.neighbors_via(node, relation, outgoing=True)) > 0
+            for span in spans
+            for node, _, _ in span.nodes[:1]
+            for relation in owners
+        )
 
     def _typed(self, answers: list[AnswerTerm], classes: Sequence[int]) -> list[AnswerTerm]:
         """The answers whose ``rdf:type`` is one of ``classes`` (the question's class nouns: "which laureates");

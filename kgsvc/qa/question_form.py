@@ -23,6 +23,8 @@ first read as its question (:func:`as_question`):
   twelve with brackets: "Nobel laureates born in the Russian Empire (now Russia) who won in 1978");
 * a question asked after its subject is asked before it ("Nobel-winning women born in X — who are they?" → "who are
   Nobel-winning women born in X"), and a closing "please" is left out;
+* a count asked after the set it counts is asked before it ("Of the laureates born in X, how many were women?" →
+  "how many laureates born in X were women?", the second "how many" blanked in place);
 * an idiom for dying or being born is read as its plain verb, written over in place ("When did X breathe their last"
   → "When did X die", padded with spaces): the one rewrite inside the question, which keeps every offset.
 
@@ -84,6 +86,12 @@ _IDIOMS = [
     (re.compile(r"\bends?\s+(?:his|her|their|its)\s+days\b", re.I), "die"),
     (re.compile(r"\b(?:came|come|comes)\s+into\s+the\s+world\b", re.I), "born"),
 ]
+#: A count asked after the set it counts ("Of the laureates born in X, how many were women?"): read as "how many
+#: laureates born in X were women?", the opening written over and the later "how many" blanked in place.
+_OF_THE_MANY = re.compile(
+    r"^\W*(?:out\s+of|of|among)\s+(?:all\s+)?(?:the\s+|those\s+|these\s+)?(?=[^,?]+?(?P<many>,\s*how\s+many)\b)",
+    re.IGNORECASE,
+)
 #: A closing "please" ("Dates of death for X, please."): a courtesy, no part of what is asked.
 _PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
 #: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
@@ -143,6 +151,8 @@ def as_question(question: str) -> Reworded:
     'When did Camilo Cela die               ?'
     >>> as_question("Dates of death for the laureates of X, please.").text
     'Dates of death for the laureates of X'
+    >>> as_question("Of the laureates born in Persia, how many were women?").text
+    'how many laureates born in Persia           were women?'
     >>> as_question("Is it true that X was born in Y?").text
     'Is it true that X was born in Y?'
     >>> as_question("the films that share actors with X were released in which years").text
@@ -154,6 +164,11 @@ def as_question(question: str) -> Reworded:
     courtesy = _PLEASE.search(question)
     if courtesy is not None and courtesy.start() > 0:
         return dataclasses.replace(as_question(question[: courtesy.start()]), original=question)
+    many = _OF_THE_MANY.match(question)
+    if many is not None:
+        rest, (a, b) = many.end(), many.span("many")
+        text = "how many " + question[rest:a] + " " * (b - a) + question[b:]
+        return Reworded(question, text, kept=rest, shift=len("how many ") - rest)
     after = _ASKED_AFTER.search(question)
     if after is not None and after.start() > 0 and not _ASKING.search(question, 0, after.start()):
         opening = after.group("asked") + " "

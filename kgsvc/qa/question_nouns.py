@@ -30,8 +30,11 @@ from kgsvc.qa.link import STOPWORDS, LinkedSpan, TypeMention, fold
 from kgsvc.qa.zeroshot import SHARE_CUES, stem_match
 
 __all__ = [
+    "ASKED_COPULA",
+    "ASKED_PREDICATE",
     "ASKED_NOUN",
     "OF_PHRASE",
+    "PREDICATE_NOUN",
     "asks_for",
     "asks_time",
     "blank_spans",
@@ -49,6 +52,12 @@ __all__ = [
 
 #: The noun a question asks for, right after its wh-phrase ("Which *women* …", "How many *physicists* …").
 ASKED_NOUN = re.compile(r"\W*(?:which|what|how\s+many)\s+([^\W\d_]+)\b", re.IGNORECASE)
+#: The noun a copula ends a question with, the predicate of its subject ("how many laureates born in X were *women*?",
+#: "which of them are *physicists*").
+PREDICATE_NOUN = re.compile(r"\b(?:were|are|was|is)\s+(?:an?\s+)?([^\W\d_]+)\W*$", re.IGNORECASE)
+#: A yes/no question by a copula ("*Was* Marie Curie a woman?") and the noun after an article that ends it.
+ASKED_COPULA = re.compile(r"\W*(?:is|was|are|were)\b", re.IGNORECASE)
+ASKED_PREDICATE = re.compile(r"\ban?\s+([^\W\d_]+)\W*$", re.IGNORECASE)
 #: A class noun that names what is asked: right after "which" / "what" (or "what are the", "which other"), or one
 #: word later ("which Nobel laureates").
 _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:other\s+)?(?:\S+\s+)?$", re.IGNORECASE)

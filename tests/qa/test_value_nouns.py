@@ -79,3 +79,38 @@ def test_how_many_women_won(prizes: kgsvc.KG) -> None:
     assert len(hand_answers(prizes, query, "prizes")) == 1
     answer = prizes.ask("How many women won the Nobel Prize in physics?", dataset="prizes")
     assert answer.grounded and answer.text.startswith("1")
+
+
+def test_a_count_asked_after_its_set_with_a_value_as_predicate(prizes: kgsvc.KG) -> None:
+    """2026-11-28, Nobel n247 ("Of the Nobel laureates born in Persia, how many were women?"): main read no count
+    (the question does not open with "how many") and answered the genders; read as "how many … were women" without
+    the predicate noun, it counts every physics laureate (4)."""
+    query = f'SELECT ?x WHERE {{ ?x <{EX}gender> "female" ; <{EX}laureateAward> ?p . ?p <{EX}category> <{EX}physics> }}'
+    assert len(hand_answers(prizes, query, "prizes")) == 1
+    answer = prizes.ask("Of the laureates of the Nobel Prize in physics, how many were women?", dataset="prizes")
+    assert answer.grounded and answer.text.startswith("1"), answer.text
+
+
+def test_which_laureates_were_women(prizes: kgsvc.KG) -> None:
+    """The noun a copula ends the question with is a condition like the asked noun (main: all three laureates)."""
+    query = f'SELECT ?x {{ ?x <{EX}gender> "female" ; <{EX}laureateAward> ?p . ?p <{EX}category> <{EX}chemistry> }}'
+    expected = hand_answers(prizes, query, "prizes")
+    assert expected == [f"{EX}Dee_Marsh", f"{EX}Fay_Lind"]
+    answer = prizes.ask("Which laureates of the Nobel Prize in chemistry were women?", dataset="prizes")
+    assert answer.grounded and sorted(a.value for a in answer.answers) == expected
+
+
+@pytest.mark.parametrize(("name", "expected"), [("Ada Quill", "true"), ("Bo Hart", "false")])
+def test_was_someone_a_woman(prizes: kgsvc.KG, name: str, expected: str) -> None:
+    """ "Was X a woman?" asks X's own gender (main: "a yes/no question needs two things", unsupported)."""
+    node = f"<{EX}{name.replace(' ', '_')}>"
+    assert prizes.sparql(f'ASK {{ {node} <{EX}gender> "female" }}', dataset="prizes").boolean is (expected == "true")
+    answer = prizes.ask(f"Was {name} a woman?", dataset="prizes")
+    assert answer.grounded and [a.value for a in answer.answers] == [expected]
+
+
+def test_a_value_two_steps_away_is_no_no(prizes: kgsvc.KG) -> None:
+    """ "Was Bo Hart a physicist?": *physics* is the category of his prize, two steps away, which the copula reading
+    does not walk; it must not answer "no" by reading the value as one of his own."""
+    answer = prizes.ask("Was Bo Hart a physicist?", dataset="prizes")
+    assert not answer.grounded or [a.value for a in answer.answers] == ["true"]
