@@ -79,10 +79,12 @@ from kgsvc.retrieval.result import Match
 if TYPE_CHECKING:
     from kgsvc.qa.pipeline import QuestionAnswerer, _Chosen
 
-__all__ = ["MAX_EVIDENCE", "SELECT_TOP", "answer_kind"]
+__all__ = ["MAX_CLASS_ITEMS", "MAX_EVIDENCE", "SELECT_TOP", "answer_kind"]
 
 #: Most evidence subgraphs matched for a count, an ordering or a filter.
 MAX_EVIDENCE = 1000
+#: Most things of a class a filter with no entity to start from compares ("which laureates died in 1962").
+MAX_CLASS_ITEMS = 100_000
 #: Ranked candidates weighed for a count, an ordering or a filter (by rank, type fit and attribute).
 SELECT_TOP = 8
 _XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
@@ -115,6 +117,8 @@ def answer_kind(
     spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s)]
     path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts, tuple(types))
     try:
+        if not spans and kind.constant is not None and kind.kind in ("lookup", "count"):
+            return path.class_filtered(count=kind.kind == "count")
         if not spans:
             raise _Refused("it names no entity of the graph to start from, only a number or date")
         if kind.kind == "unsupported":
@@ -516,7 +520,7 @@ class _KindPath:
         ends = candidate_ends(self.graph.snapshot, candidate)
         anchors = {b.anchor for b in candidate.branches}
         items = sorted(ends - anchors if typed is None else (ends - anchors) & typed)
-        attributes = self.attributes_of(items)  # the items' own values, and those one step away (their prize's year)
+        attributes = self.constant_attributes(items)  # the items' own values, and one step away (their prize's year)
         years = self.kind.constant is not None and len(self.kind.constant) <= 4
         attribute = pick_attribute(
             attributes,
@@ -548,25 +552,34 @@ class _KindPath:
         ]
         return attribute, extended, matched, complete
 
-    def filtered(self, *, count: bool) -> Answer:
+    def passes(self, attribute: Attribute) -> tuple[Callable[[int], bool], str, str]:
+        """The test a value node passes against the question's constant (its cue's comparison; equality without a
+        cue: "died *in* 1962"), the SPARQL filter on ``?value``, and its operator."""
         cue, constant = self.kind.cue, self.kind.constant
-        assert cue is not None and constant is not None
-        ranked = self.select(self.words, want_attribute=True)
-        c = ranked.candidate
-        chosen = self.chosen(ranked)
-        attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)
+        assert constant is not None
         parsed = constant_key(constant, attribute.kind)
         if parsed is None:
             raise _Refused(f"{constant!r} cannot be compared with the values of the answers")
         bound, years = parsed
-        greater = greater_wins(cue, attribute.kind)
+        greater = None if cue is None else greater_wins(cue, attribute.kind)
+
+        def test(value: int) -> bool:
+            key = attribute.key_of(self.term(value), years=years)
+            return key is not None and (key == bound if greater is None else compare(key, bound, greater))
+
+        literal = str(int(bound)) if years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
+        operator = "=" if greater is None else ">" if greater else "<"
+        return test, f"{attribute.key_sparql('?value', years=years)} {operator} {literal}", operator
+
+    def filtered(self, *, count: bool) -> Answer:
+        ranked = self.select(self.words, want_attribute=True)
+        c = ranked.candidate
+        chosen = self.chosen(ranked)
+        attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)
+        test, condition, operator = self.passes(attribute)
         item_node, value_node = chosen.pattern.answer, len(extended.pattern.nodes) - 1
         assert item_node is not None
-        kept = []
-        for m, s in matched:
-            key = attribute.key_of(self.term(m.node_map[value_node]), years=years)
-            if key is not None and compare(key, bound, greater):
-                kept.append((m, s))
+        kept = [(m, s) for m, s in matched if test(m.node_map[value_node])]
         stats: dict[int, tuple[float, int]] = {}
         for m, _ in kept:
             item = m.node_map[item_node]
@@ -575,15 +588,71 @@ class _KindPath:
         items = [self.answer_term(n, g, by=v) for n, (g, v) in stats.items()]
         lines, filters = self.lines(c)
         lines += self.attribute_lines("?answer", "?value", attribute, "?x_via")
-        key_expr = attribute.key_sparql("?value", years=years)
-        literal = str(int(bound)) if years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
-        operator = ">" if greater else "<"
-        filters.append(f"{key_expr} {operator} {literal}")
-        label = self.graph.relation_labels[attribute.relation]
-        kind_fields = {"order_by": label, "operator": operator}
+        fields = {"order_by": self.graph.relation_labels[attribute.relation], "operator": operator}
+        filters.append(condition)
+        return self.filtered_answer(extended, lines, filters, fields, items, self.evidence(kept), count, complete)
+
+    def class_filtered(self, *, count: bool) -> Answer:
+        """A lookup or count of the things of the question's class noun whose date or number passes the constant
+        ("which laureates were born before 1850", "how many laureates died in 1962"): no entity to start from, the
+        class's instances (at most :data:`MAX_CLASS_ITEMS`) are the items; the evidence is each kept item's value,
+        matched for the first ``k`` of them."""
+        from kgsvc.qa.pipeline import _Chosen
+
+        classes = self.counted_classes()
+        items = sorted(self.graph.instances(classes)) if classes else []
+        if not items:
+            raise _Refused("it names no entity of the graph to start from, only a number or date")
+        if len(items) > MAX_CLASS_ITEMS:
+            raise _Refused(f"it compares the values of more than {MAX_CLASS_ITEMS} things")
+        constant = self.kind.constant
+        assert constant is not None
+        attribute = pick_attribute(
+            self.constant_attributes(items),
+            len(items),
+            self.attribute_text(items_noun=False),
+            self.graph.relation_labels,
+            self.graph.embed,
+            need_years=len(constant) <= 4,
+        )
+        if attribute is None:
+            raise _Refused("the things it names have no date or number to compare")
+        test, condition, operator = self.passes(attribute)
+        kept = {item: value for item in items for value, _ in attribute.values.get(item, []) if test(value)}
+        t0 = time.perf_counter()
+        matched = [m for item in list(kept)[: self.opts.k] for m in self.attribute_matches(item, attribute)[:1]]
+        self.timings["match"] = time.perf_counter() - t0
+        gsd = {m.node_map[0]: m.gsd for m, _ in matched}
+        items_found = [self.answer_term(item, gsd.get(item, 0.0), by=value) for item, value in kept.items()]
+        via = [PatternNode("UNKNOWN node", False)] if attribute.via is not None else []
+        nodes = (PatternNode("UNKNOWN answer", False), *via, PatternNode("UNKNOWN value", False))
+        labels = self.graph.relation_labels
+        steps = [labels[attribute.via]] if attribute.via is not None else []
+        edges = tuple(
+            PatternEdge(i, i + 1, label, True) for i, label in enumerate([*steps, labels[attribute.relation]])
+        )
+        names = ["?answer", *(["?x_via"] if via else []), "?value"]
+        shape = _Chosen(Pattern(nodes, edges, len(nodes) - 1), names, {}, "baseline", None)
+        lines = [*self.type_lines(classes), *self.attribute_lines("?answer", "?value", attribute, "?x_via")]
+        fields = {"order_by": labels[attribute.relation], "operator": operator}
+        evidence = self.evidence([(m, shape) for m, _ in matched])
+        return self.filtered_answer(shape, lines, [condition], fields, items_found, evidence, count, True)
+
+    def filtered_answer(
+        self,
+        extended: _Chosen,
+        lines: list[str],
+        filters: list[str],
+        kind_fields: dict[str, str],
+        items: list[AnswerTerm],
+        evidence: list[Evidence],
+        count: bool,
+        complete: bool,
+    ) -> Answer:
+        """The answer of a lookup or count filtered by the question's constant (``kind_fields``: the relation
+        compared, ``order_by``, and the ``operator``)."""
+        cue, constant, label = self.kind.cue, self.kind.constant, kind_fields["order_by"]
         named = _names([f"{i.label} ({i.ranked_by.label if i.ranked_by else ''})" for i in items])
-        # re-rank the evidence: the kept matches first
-        evidence = self.evidence(kept)
         if count:
             sparql = count_sparql(lines, filters=filters)
             n = len(items)
@@ -601,7 +670,7 @@ class _KindPath:
         sparql = "SELECT DISTINCT ?answer WHERE {\n" + "\n".join(f"  {x}" for x in lines)
         sparql += "".join(f"\n  FILTER({f})" for f in filters) + "\n}"
         if not items:
-            text = f"None: no answer in the graph has a {label} {cue.word} {constant}."
+            text = f"None: no answer in the graph has a {label} {cue.word if cue else 'in'} {constant}."
         else:
             text = f"{named}."
         return self.done(
@@ -820,10 +889,22 @@ class _KindPath:
 
     def value_matches(self, mention: int, node: int, attribute: Attribute) -> list[tuple[Match, _Chosen]]:
         """The evidence ``node –attribute→ ?value`` (through ``?x1`` for a two-step attribute) for the mention."""
+        spans = list(self.spans)
+        spans[mention] = dataclasses.replace(spans[mention], nodes=((node, 1.0, 0.0),))
+        return self.attribute_matches(node, attribute, spans, mention)
+
+    def attribute_matches(
+        self, node: int, attribute: Attribute, spans: Sequence[LinkedSpan] = (), mention: int | None = None
+    ) -> list[tuple[Match, _Chosen]]:
+        """The evidence ``node –attribute→ ?value`` (through ``?x1`` for a two-step attribute), ``node`` pinned as
+        the span ``spans[mention]`` (a span of its own label without one)."""
         from kgsvc.qa.pipeline import _Chosen
 
         labels = self.graph.relation_labels
-        text = self.spans[mention].text
+        if mention is None:
+            text = str(self.graph.node_labels[node])
+            spans, mention = [LinkedSpan(text, 0, 0, "class", 1.0, ((node, 1.0, 0.0),))], 0
+        text = spans[mention].text
         if attribute.via is None:
             nodes: tuple[PatternNode, ...] = (PatternNode(text, True), PatternNode("UNKNOWN value", False))
             edges: tuple[PatternEdge, ...] = (PatternEdge(0, 1, labels[attribute.relation], True),)
@@ -838,8 +919,6 @@ class _KindPath:
             names = [text, "?x1", "?value"]
             relations = {attribute.via, attribute.relation}
         chosen = _Chosen(Pattern(nodes, edges, len(nodes) - 1), names, {0: mention}, "candidate", None)
-        spans = list(self.spans)
-        spans[mention] = dataclasses.replace(spans[mention], nodes=((node, 1.0, 0.0),))
         matched, _ = self.match(chosen, spans, 4 * len(attribute.values.get(node, [])) + 2, relations)
         return [(m, s) for m, s in matched if m.node_map[0] == node]
 
@@ -858,6 +937,12 @@ class _KindPath:
             *comparable_relations(snapshot, terms, nodes, skip=skip),
             *comparable_paths(snapshot, terms, nodes, skip=skip),
         ]
+
+    def constant_attributes(self, items: Sequence[int]) -> list[Attribute]:
+        """The attributes of ``items`` a constant of the question can filter: the dates only when no cue compares
+        ("died *in* 1962": :meth:`~kgsvc.qa.pipeline.QuestionAnswerer._year_of_date` read the verb as a date's)."""
+        attributes = self.attributes_of(items)
+        return [a for a in attributes if a.kind == "date"] if self.kind.cue is None else attributes
 
     def compared(self) -> tuple[list[int], Attribute, dict[int, list[tuple[Match, _Chosen]]]]:
         """The best node of each compared mention (:meth:`pair`), the attribute they share, and each one's value

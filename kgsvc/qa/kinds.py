@@ -36,7 +36,19 @@ from typing import Any, Literal
 
 from kgsvc.qa.question_form import asks_who
 
-__all__ = ["CUES", "KIND_SCHEMA", "Cue", "KindName", "QuestionKind", "classify", "constants", "cue_window", "from_spec"]
+__all__ = [
+    "CUES",
+    "KIND_SCHEMA",
+    "Cue",
+    "KindName",
+    "QuestionKind",
+    "answer_noun",
+    "classify",
+    "constants",
+    "cue_window",
+    "from_spec",
+    "year_within",
+]
 
 KindName = Literal["lookup", "count", "ask", "ordering", "comparison", "unsupported"]
 
@@ -105,9 +117,11 @@ _BARE = {
 
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
 _COUNT = re.compile(
-    r"^\s*(?:in\s+)?how\s+many\b|\bthe\s+(?:total\s+)?number\s+of\b|^\W*(?:total\s+)?number\s+of\b|^\s*count\b", re.I
+    r"^\s*(?:in\s+)?how\s+many\b|\b(?:the|a)\s+(?:total\s+)?(?:number|count)\s+of\b|^\W*(?:total\s+)?number\s+of\b"
+    r"|^\s*count\b",
+    re.I,
 )
-_HOW_MANY = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b", re.I)
+_HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:number|count)\s+of\b", re.I)
 #: "in total" in a count says nothing more than the count ("In total, how many …"); elsewhere it asks for a sum.
 _IN_TOTAL = re.compile(r"\bin\s+total\b\s*,?", re.I)
 _UNSUPPORTED = [
@@ -202,6 +216,29 @@ def _mask(question: str, spans: Sequence[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
+#: A verb, then a year it happened in ("born in 1924", "died in the year 1962", "died during 1962").
+_YEAR_WITHIN = re.compile(
+    r"\b([^\W\d_]+)\s+(?:in|during)\s+(?:the\s+(?:year|course)\s+(?:of\s+)?)?(\d{4})(?![\w.-])", re.IGNORECASE
+)
+
+
+def year_within(question: str, spans: Sequence[tuple[int, int]] = ()) -> tuple[str, str, tuple[int, int]] | None:
+    """The verb, the year and the verb's span of "<verb> in <year>" in ``question`` (the year in no linked span of
+    ``spans`` but its own), or ``None``. Grammar only: whether the verb names a date of the graph, which the year then
+    says the year of ("which laureates *died in 1962*"), is the caller's question (:mod:`kgsvc.qa.pipeline`).
+
+    >>> year_within("how many nobel laureates died in the year 1962", [(42, 46)])
+    ('died', '1962', (25, 29))
+    >>> year_within("Who won the prize in 1996?"), year_within("Who won the 1996 prize?")
+    (('prize', '1996', (12, 17)), None)
+    """
+    m = _YEAR_WITHIN.search(question)
+    named = [(a, b) for a, b in spans if not re.fullmatch(r"\d{4}", question[a:b].strip())]
+    if m is None or any(a < m.end(2) and m.start(2) < b for a, b in named):
+        return None
+    return m.group(1), m.group(2), m.span(1)
+
+
 def constants(question: str, spans: Sequence[tuple[int, int]] = ()) -> list[str]:
     """Numbers and ISO dates written in ``question`` outside the linked ``spans``, in order.
 
@@ -246,6 +283,16 @@ def _noun(question: str, masked: str, start: int) -> str:
         if len(words) == 3:
             break
     return " ".join(words)
+
+
+def answer_noun(question: str, spans: Sequence[tuple[int, int]] = ()) -> str:
+    """The noun of what ``question`` asks for (outside the linked ``spans``): after "which" / "what", or "person"
+    for "who"; ``""`` without one.
+
+    >>> answer_noun("which economics laureates born in 1924"), answer_noun("Who died in 1962?")
+    ('economics laureates', 'person')
+    """
+    return _answer_noun(question, _mask(question, spans).lower())
 
 
 #: "Out of the *institutions* in X, which one …": the noun of the opening phrase is what "which one" asks for.

@@ -64,11 +64,12 @@ from kgsvc import interrupt
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
+from kgsvc.qa.aggregate import date_relations
 from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.keeps import CandidateFilters
-from kgsvc.qa.kinds import KIND_SCHEMA, classify, from_spec
+from kgsvc.qa.kinds import KIND_SCHEMA, QuestionKind, answer_noun, classify, from_spec, year_within
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import Reworded, as_question, asks_who
@@ -115,6 +116,9 @@ __all__ = ["QAOptions", "QuestionAnswerer", "walks_back"]
 log = logging.getLogger(__name__)
 
 FailedStage = Literal["linking", "pattern", "matching", "answer"]
+#: The least similarity of a verb to a date relation's label for "<verb> in <year>" to filter by the date's year
+#: (:meth:`QuestionAnswerer._year_of_date`).
+YEAR_VERB_MIN = 0.5
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
 
 
@@ -159,6 +163,7 @@ class QuestionAnswerer:
     _earlier_labels: LabelIndex | None = field(default=None, repr=False)
     _earlier_version: int | None = field(default=None, repr=False)
     _filters: CandidateFilters | None = field(default=None, repr=False)
+    _date_relations: list[int] | None = field(default=None, repr=False)
 
     # -- setup ---------------------------------------------------------------------------------------------------
 
@@ -307,6 +312,43 @@ class QuestionAnswerer:
                 found.append(LinkedSpan(noun.group(1), start, end, "value", cos, ((node, cos, 0.0),)))
         return found
 
+    def _year_of_date(
+        self, question: str, kind: QuestionKind, spans: list[LinkedSpan]
+    ) -> tuple[QuestionKind, list[LinkedSpan]]:
+        """``kind`` as a lookup or count filtered by a year when "<verb> in <year>"
+        (:func:`~kgsvc.qa.kinds.year_within`) names a date of the graph: the verb is closer to a relation whose
+        objects are dates (:func:`~kgsvc.qa.aggregate.date_relations`: *death date*) than to every relation of the
+        year's own node, if the year is linked ("which laureates *died in 1962*": the year of a death date, not the
+        year of a prize; "films *released in 1999*" in a graph whose release years are nodes stays a lookup).
+        ``kind`` otherwise. The spans, less any inside "in the year" ("the *year* 1962" names no node)."""
+        if kind.kind not in ("lookup", "count") or kind.constant is not None or kind.conjunction:
+            return kind, spans
+        within = year_within(question, [(s.start, s.end) for s in spans])
+        if within is None:
+            return kind, spans
+        verb, year, at = within
+        year_at = question.index(year, at[1])
+        if self._date_relations is None:
+            self._date_relations = date_relations(self.graph.snapshot, self.graph.node_terms)
+        if not self._date_relations:
+            return kind, spans
+        lexicon, labels = self.ranker.graph_lexicon, self.graph.relation_labels
+        verb = fold(verb)
+        date = max(lexicon.similarity(verb, relation_key(labels[r])) for r in self._date_relations)
+        snapshot = self.graph.snapshot
+        own = [
+            int(r)
+            for s in spans
+            if s.text.strip() == year
+            for node, _, _ in s.nodes
+            for r in np.unique(snapshot.relations[snapshot.indptr[node] : snapshot.indptr[node + 1]]).tolist()
+        ]
+        if date < YEAR_VERB_MIN or any(lexicon.similarity(verb, relation_key(labels[r])) >= date for r in own):
+            return kind, spans
+        kept = [s for s in spans if not (at[1] <= s.start and s.end <= year_at)]
+        noun = kind.noun or answer_noun(question, [(s.start, s.end) for s in kept if s.text.strip() != year])
+        return dataclasses.replace(kind, constant=year, cue_at=at, noun=noun), kept  # the verb names the date
+
     def _holds_kind_of(self, spans: Sequence[LinkedSpan], value: int) -> bool:
         """Whether a linked entity has an edge of the relation whose value ``value`` is ("Was X a *woman*?" asks X's
         own *gender*); a value further away ("Was X a *physicist*?", the category of X's prize) is not read here,
@@ -381,10 +423,10 @@ class QuestionAnswerer:
         base["mentions"] = mentions
         timings["link"] = time.perf_counter() - started
         interrupt.check("the question (after linking)")
-        if not spans:
+        kind, spans = self._year_of_date(question, classify(question, [(s.start, s.end) for s in spans]), spans)
+        if not spans and (kind.constant is None or kind.kind not in ("lookup", "count")):  # else a class's things
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
-        kind = classify(question, [(s.start, s.end) for s in spans])
         if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
 

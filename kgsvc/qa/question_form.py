@@ -8,7 +8,8 @@ first read as its question (:func:`as_question`):
 
 * the command and its object pronoun are dropped before a question word ("Tell me *where* X was born");
 * "everyone / the people / those who …" becomes "who …" ("Name everyone who received …");
-* "the number of …" is kept, for the count it asks ("Tell me the number of …");
+* "the number of …" (or "a count of …") is kept, for the count it asks ("Tell me the number of …", "Give me a count
+  of …");
 * a request for an example ("name a soccer club that …", "can you name a film directed by X") is left as written:
   the zero-shot reading knows "name a *club*" (:func:`kgsvc.qa.zeroshot.phrase_roles`), while "which film directed
   by X" would make the film the director;
@@ -96,7 +97,7 @@ _OF_THE_MANY = re.compile(
 _PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
 #: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
 _ASKING = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
-_NUMBER_OF = re.compile(r"the\s+(?:total\s+)?number\s+of\b", re.IGNORECASE)
+_NUMBER_OF = re.compile(r"(?:the|a)\s+(?:total\s+)?(?:number|count)\s+of\b", re.IGNORECASE)
 _DETERMINER = re.compile(r"(?:the|some|any|every|each)\s+", re.IGNORECASE)
 _INDEFINITE = re.compile(r"(?:a|an)\s+", re.IGNORECASE)
 #: A relational noun phrase: "the *birthplaces of* …", "the *cities of* …" (up to three words before "of").
