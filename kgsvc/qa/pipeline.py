@@ -295,6 +295,8 @@ class QuestionAnswerer:
         *women*?", :data:`~kgsvc.qa.question_nouns.PREDICATE_NOUN`), and the noun a yes/no question by a copula ends
         with ("Was X a *woman*?", :data:`~kgsvc.qa.question_nouns.ASKED_PREDICATE`). ``[]`` otherwise."""
         asked, copula = ASKED_NOUN.match(question), ASKED_COPULA.match(question)
+        if copula is not None and re.search(r"\bor\b", question):  # "is X's child a man or a woman": which one
+            copula = None
         if (asked is None and copula is None) or self.graph.type_relation() is None:
             return []
         covered = [(s.start, s.end) for s in spans] + [(t.start, t.end) for t in types if t.classes]
