@@ -117,7 +117,7 @@ def test_a_value_two_steps_away_is_no_no(prizes: kgsvc.KG) -> None:
 
 
 def test_a_man_or_a_woman_is_a_lookup(prizes: kgsvc.KG) -> None:
-    """"Is X a man or a woman?" asks which one (PathQuestion's "is X 's child a man or a woman ?"): the predicate
+    """ "Is X a man or a woman?" asks which one (PathQuestion's "is X 's child a man or a woman ?"): the predicate
     noun of a yes/no question is read only without "or"."""
     answer = prizes.ask("Is Ada Quill a man or a woman?", dataset="prizes")
     assert answer.grounded and [a.value for a in answer.answers] == ["female"], answer.text
