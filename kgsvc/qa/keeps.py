@@ -8,8 +8,8 @@
 * passes an instance of a class the question names before its last step ("when was X given *the Nobel Prize*",
   :meth:`~CandidateFilters.passes`), or reaches one by its first step from an entity ("the city of X's
   *institution*", :meth:`~CandidateFilters.first_step_into`);
-* does not walk from its entity to a date and straight back ("X's *date of birth*" is not the people born that day,
-  :meth:`~CandidateFilters.no_shared_time`).
+* does not walk to a date or another literal and straight back ("X's *date of birth*" is not the people born that
+  day, X's *country code* not the countries that share it, :meth:`~CandidateFilters.no_shared_literal`).
 
 :meth:`kgsvc.qa.pipeline.QuestionAnswerer._grounded_pattern` applies them in tiers (all, then those of the answer's
 type, then none), so a reading that no candidate fits never leaves a question without an answer.
@@ -18,6 +18,7 @@ type, then none), so a reading that no candidate fits never leaves a question wi
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable, Collection
 
 import numpy as np
@@ -26,12 +27,13 @@ from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.rank import class_filter
 
-__all__ = ["TIME_SAMPLE", "CandidateFilters", "Keep"]
+__all__ = ["LITERAL_SAMPLE", "CandidateFilters", "Keep"]
 
 #: A filter of candidates: ``True`` keeps the candidate.
 Keep = Callable[[CandidatePattern], bool]
-#: Ends of a step from an entity read to tell whether the step ends at dates (:meth:`CandidateFilters.no_shared_time`).
-TIME_SAMPLE = 64
+#: Ends of a step from an entity read to tell whether the step ends at dates or literals
+#: (:meth:`CandidateFilters.no_shared_literal`).
+LITERAL_SAMPLE = 64
 
 _Steps = frozenset[tuple[int, bool]]
 
@@ -116,19 +118,28 @@ class CandidateFilters:
 
         return lambda c: any(first_step(b) for b in c.branches)
 
-    def no_shared_time(self) -> Keep:
-        """The candidates that do not walk from their entity to a date or a time and straight back by the same
-        relation ("X's *date of birth*" is the date, not the people born that day, who are "born on the *same* day as
-        X"): for a question with no share cue. Whether a step from an entity ends at times is read off its first
-        :data:`TIME_SAMPLE` ends, once per entity and step."""
+    def no_shared_literal(self) -> Keep:
+        """The candidates that do not walk to a date, a time or another literal and straight back by the same relation,
+        from their entity or after other steps ("X's *date of birth*" is the date, not the people born that day, who
+        are "born on the *same* day as X"; X's two-letter *country code* is the code, not the countries that share it,
+        whose class the label's first word also names): for a question with no share cue. Whether a step ends at such
+        values is read off the first :data:`LITERAL_SAMPLE` ends of the step from the first node it starts at, once
+        per branch prefix."""
         graph = self.graph
-        timed: dict[tuple[int, int, bool], bool] = {}
+        valued: dict[tuple[int, tuple[tuple[int, bool], ...]], bool] = {}
 
-        def to_times(anchor: int, relation: int, outgoing: bool) -> bool:
-            key = (anchor, relation, outgoing)
-            if key not in timed:
-                ends = graph.snapshot.neighbors_via(anchor, relation, outgoing=outgoing)[:TIME_SAMPLE]
-                timed[key] = any(graph.is_time(node) for node in ends.tolist())
-            return timed[key]
+        def to_values(branch: Branch, k: int) -> bool:
+            key = (branch.anchor, branch.steps[: k + 1])
+            if key not in valued:
+                start = branch.anchor  # the first node the step starts at: after the branch's first k steps
+                for _, nodes in itertools.islice(branch_walk(graph.snapshot, branch), k):
+                    start = min(nodes, default=-1)
+                relation, outgoing = branch.steps[k]
+                ends = [] if start < 0 else graph.snapshot.neighbors_via(start, relation, outgoing=outgoing)
+                sample = list(ends[:LITERAL_SAMPLE])
+                valued[key] = any(
+                    graph.is_time(int(n)) or str(graph.node_terms[int(n)]).startswith('"') for n in sample
+                )
+            return valued[key]
 
-        return lambda c: shares_value(c, lambda b, k: k == 0 and to_times(b.anchor, *b.steps[0])) is not True
+        return lambda c: shares_value(c, to_values) is not True

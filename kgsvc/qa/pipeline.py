@@ -241,6 +241,8 @@ class QuestionAnswerer:
         adjacent = following is not None and not question[noun.end : following.start].strip()
         if not noun.classes and not adjacent and self._names_relation_after(question, noun):
             return frozenset(), None  # "which prize *categories*": the values of a relation, of no class
+        if self._spells_relation(question, noun):
+            return frozenset(), None  # "what *country code*": a relation's label, not the class *country*
         if following is not None and adjacent:
             head, modifier, phrase = following, noun, question[noun.start : following.end]
         elif following is not None and not noun.classes and OF_PHRASE.fullmatch(question[noun.end : following.start]):
@@ -278,6 +280,16 @@ class QuestionAnswerer:
             if classes and classes.isdisjoint(asked):
                 found.append((mention, classes))
         return found
+
+    def _spells_relation(self, question: str, noun: TypeMention) -> bool:
+        """Whether ``noun`` and the word after it spell a relation's whole label ("what two-letter *country code*"
+        with a relation *country code*): the question asks for that relation's values, whatever class the first
+        word names."""
+        word = next_word(question, noun.end)
+        if word is None:
+            return False
+        phrase = relation_key(f"{noun.text.split()[-1]} {word}")  # "the *country* code"
+        return any(relation_key(label) == phrase for label in self.graph.relation_labels)
 
     def _names_relation_after(self, question: str, noun: TypeMention) -> bool:
         """Whether the word right after ``noun`` spells a word of a relation label ("which *prize* categories" with a
@@ -665,7 +677,7 @@ class QuestionAnswerer:
         candidates that use those mentions; with ``through`` (:func:`~kgsvc.qa.question_nouns.passed_classes`), only
         those that pass an instance of each class (:meth:`~kgsvc.qa.keeps.CandidateFilters.passes`); in a question with
         no share cue, none that walks from its entity to a date and back
-        (:meth:`~kgsvc.qa.keeps.CandidateFilters.no_shared_time`). The ranker reads ``read`` (the question with the
+        (:meth:`~kgsvc.qa.keeps.CandidateFilters.no_shared_literal`). The ranker reads ``read`` (the question with the
         class nouns that name no step blanked, :func:`~kgsvc.qa.question_nouns.unread_class_nouns`) where given; the LLM
         the question itself."""
         extra = list(inferred or ())
@@ -689,7 +701,7 @@ class QuestionAnswerer:
         if needed:  # "which *physics* laureates …": the modifier of the asked noun is a condition on the answer
             structure.append(lambda c: needed <= {b.mention for b in c.branches})
         if not says_shared(question):  # "X's date of birth": the date, not the people born then
-            structure.append(self.filters.no_shared_time())
+            structure.append(self.filters.no_shared_literal())
         # what is read of the ranking: its best, or the LLM's options (more than one: the LLM is asked)
         need = max(2, opts.choice_top) if opts.llm_choice and self.llm is not None else 1
         ranked: list[RankedCandidate] = []

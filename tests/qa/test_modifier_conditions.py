@@ -9,7 +9,7 @@ exemplars, answers checked against hand-written SPARQL).
   as neither, and the path without the field's two steps read better than the conjunction with them.
 * "X's *date of birth*" is the date: a walk from the entity to a date and straight back by the same relation (the
   people born that day) needs a share cue ("born on the *same* day as X";
-  :meth:`kgsvc.qa.keeps.CandidateFilters.no_shared_time`). main read "date" and "birth" as one step each and
+  :meth:`kgsvc.qa.keeps.CandidateFilters.no_shared_literal`). main read "date" and "birth" as one step each and
   answered the people born that day.
 * "Which *Nobel* winners …": a word before the asked noun modifies it as a class noun would ("winners" alone is
   nearest to the class *Nobel Prize*); "which winners *at Yale* …": an "at" / "from" / "in" phrase after it is a
