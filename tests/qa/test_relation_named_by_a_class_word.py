@@ -62,7 +62,8 @@ def test_a_class_word_that_opens_a_relation_label(codes: kgsvc.KG, question: str
 
 def test_sharing_a_code_is_still_read_with_a_share_cue(codes: kgsvc.KG) -> None:
     """With "same", walking to the code and back is what is asked."""
-    query = f"SELECT ?x WHERE {{ <{EX}Ruritania> <{EX}countryCode> ?c . ?x <{EX}countryCode> ?c FILTER(?x != <{EX}Ruritania>) }}"
+    code = f"<{EX}countryCode>"
+    query = f"SELECT ?x WHERE {{ <{EX}Ruritania> {code} ?c . ?x {code} ?c FILTER(?x != <{EX}Ruritania>) }}"
     expected = hand_answers(codes, query, "codes")
     assert expected == [f"{EX}Grand", f"{EX}Vellonia"]
     answer = codes.ask("Which countries have the same country code as Ruritania (now Vellonia)?", dataset="codes")
