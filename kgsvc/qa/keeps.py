@@ -135,11 +135,10 @@ class CandidateFilters:
                 for _, nodes in itertools.islice(branch_walk(graph.snapshot, branch), k):
                     start = min(nodes, default=-1)
                 relation, outgoing = branch.steps[k]
-                ends = [] if start < 0 else graph.snapshot.neighbors_via(start, relation, outgoing=outgoing)
-                sample = list(ends[:LITERAL_SAMPLE])
-                valued[key] = any(
-                    graph.is_time(int(n)) or str(graph.node_terms[int(n)]).startswith('"') for n in sample
-                )
+                sample: list[int] = []
+                if start >= 0:
+                    sample = graph.snapshot.neighbors_via(start, relation, outgoing=outgoing)[:LITERAL_SAMPLE].tolist()
+                valued[key] = any(graph.is_time(n) or str(graph.node_terms[n]).startswith('"') for n in sample)
             return valued[key]
 
         return lambda c: shares_value(c, to_values) is not True
