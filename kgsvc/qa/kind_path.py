@@ -114,9 +114,11 @@ def answer_kind(
     """
     if kind.constant is not None:  # the number is compared by value, not linked as a node
         spans = [s for s in spans if constants(s.text) != [s.text.strip()]]
-    spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s)]
+    spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s) and not _names_counted(qa, kind, s)]
     path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts, tuple(types))
     try:
+        if not spans and kind.kind == "ordering" and kind.counted and not kind.choice:
+            return path.ordering_by_count()  # "which institution has the most laureates": all of its class
         if not spans and kind.constant is not None and kind.kind in ("lookup", "count"):
             return path.class_filtered(count=kind.kind == "count")
         if not spans:
@@ -746,7 +748,8 @@ class _KindPath:
         (:func:`~kgsvc.qa.aggregate.counts_by_step`): the step, the counts (items that reach none left out, as a
         SPARQL ``GROUP BY`` has no row for them) and the counted classes. The step is the one whose label reads most
         like the counted noun and the words after it ("laureates *born* in X"), among those that reach such things
-        from at least half as many items as the step that reaches them from the most."""
+        from at least a third as many items as the step that reaches them from the most (the cities laureates died in
+        are half as many as those they were born in)."""
         noun, at = self.kind.counted, self.kind.cue_at
         assert at is not None
         classes = self.counted_classes(noun)
@@ -754,7 +757,7 @@ class _KindPath:
         if not steps:
             raise _Refused(f"nothing it names has {noun} to count")
         widest = max(len(per_item) for per_item in steps.values())
-        usable = [step for step, per_item in steps.items() if 2 * len(per_item) >= widest]
+        usable = [step for step, per_item in steps.items() if 3 * len(per_item) >= widest]
         said = " ".join(f"{noun} {self.question[at[1] :]}".replace("?", " ").split())
         vectors = self.qa.ranker.vectors([said, *(self.graph.relation_labels[r] for r, _ in usable)])
         cosines = (vectors[1:] @ vectors[0]).tolist()
@@ -791,6 +794,14 @@ class _KindPath:
             items = [s.nodes[0][0] for s in self.pair()]
             lines: list[str] = [f"VALUES ?answer {{ {' '.join(self.term(n) for n in items)} }}"]
             filters: list[str] = []
+        elif not self.spans:  # "which institution has the most laureates": every thing of the asked class
+            classes = self.counted_classes()
+            items = sorted(self.graph.instances(classes))
+            if not items:
+                raise _Refused("it names no entity of the graph to start from, and no class whose things to rank")
+            if len(items) > MAX_CLASS_ITEMS:
+                raise _Refused(f"it ranks more than {MAX_CLASS_ITEMS} things")
+            lines, filters = self.type_lines(classes), []
         else:
             classes = self.counted_classes()
             typed = self.graph.instances(classes) if classes else None
@@ -1329,6 +1340,17 @@ def _a_word(qa: QuestionAnswerer, question: str, span: LinkedSpan) -> bool:
     text = question[span.start : span.end]
     literal = all(qa.graph.node_terms[n].startswith('"') for n, _, _ in span.nodes)
     return literal and text == text.lower() and not constants(text)
+
+
+def _names_counted(qa: QuestionAnswerer, kind: QuestionKind, span: LinkedSpan) -> bool:
+    """A span inside the counted noun phrase of an ordering by a count whose nodes are all classes ("the most *Nobel*
+    laureates" linked to the class *Nobel Prize*): it names what is counted, no entity to start from (an entity
+    there is a condition: "the most *NIST* researchers")."""
+    if not kind.counted or kind.cue_at is None or not span.nodes:
+        return False
+    start, end = kind.cue_at
+    classes = set(qa.graph.classes())
+    return start <= span.start and span.end <= end and all(n in classes for n, _, _ in span.nodes)
 
 
 def _best_first(qa: QuestionAnswerer, span: LinkedSpan) -> LinkedSpan:

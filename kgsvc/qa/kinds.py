@@ -140,9 +140,9 @@ _UNSUPPORTED = [
     (re.compile(r"\b(?:not|never|no\s+one|nobody|except|without)\b", re.I), "it asks for a negation"),
 ]
 #: A superlative by a count: "the most *Nobel laureates*", "the fewest films" (up to two words before a plural noun).
-_BY_COUNT = re.compile(r"\b(?:the\s+)?(most|fewest|least)\s+(?!recent)((?:[a-z-]+\s+){0,2}?[a-z]+s)\b", re.I)
+_BY_COUNT = re.compile(r"\b(?:the\s+)?(most|fewest|least)\s+(?!recent)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b", re.I)
 #: A comparison of counts: "more *Nobel laureates*", "fewer films" (up to two words before a plural noun).
-_MORE = re.compile(r"\b(more|fewer|less)\s+(?!recent|than\b)((?:[a-z-]+\s+){0,2}?[a-z]+s)\b", re.I)
+_MORE = re.compile(r"\b(more|fewer|less)\s+(?!recent|than\b)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b", re.I)
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _NOT_SUPERLATIVE = re.compile(r"\b(first|last)\s+(name|names|names?\s+of)\b|\bat\s+(first|last)\b", re.I)
 _CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|-?\d+(?:\.\d+)?)(?![\w.-])")
@@ -255,6 +255,13 @@ def _find(table: dict[str, Cue], text: str) -> tuple[Cue, re.Match[str]] | None:
         if m is not None and (best is None or len(word) > len(best[0].word)):  # "most recent" over "most"
             best = (cue, m)
     return best
+
+
+def _unmasked_words(question: str, masked: str, start: int, end: int) -> str:
+    """The words of ``question[start:end]`` that are no part of a mention: "the most *NIST* researchers" counts
+    researchers (NIST is a condition on them, read by the path)."""
+    words = re.finditer(r"\S+", masked[start:end])
+    return " ".join(question[start + w.start() : start + w.end()] for w in words if "#" not in w.group())
 
 
 def _blank(question: str, m: re.Match[str], word: str = "") -> str:
@@ -399,7 +406,7 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
             words=_blank(question, by_count),
             noun=_answer_noun(question, masked),
             cue_at=by_count.span(),
-            counted=question[by_count.start(2) : by_count.end(2)],
+            counted=_unmasked_words(question, masked, *by_count.span(2)),
         )
     if by_count is not None:
         return QuestionKind("unsupported", reason="it asks whether something ranks first by a count", words=question)
@@ -414,7 +421,7 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
             words=_blank(question, more),
             noun=_answer_noun(question, masked),
             cue_at=more.span(),
-            counted=question[more.start(2) : more.end(2)],
+            counted=_unmasked_words(question, masked, *more.span(2)),
         )
     superlative = None if _NOT_SUPERLATIVE.search(masked) else _find(CUES, masked)
     comparative = _find(COMPARATIVES, masked)

@@ -438,7 +438,10 @@ class QuestionAnswerer:
         timings["link"] = time.perf_counter() - started
         interrupt.check("the question (after linking)")
         kind, spans = self._year_of_date(question, classify(question, [(s.start, s.end) for s in spans]), spans)
-        if not spans and (kind.constant is None or kind.kind not in ("lookup", "count")):  # else a class's things
+        by_class = (kind.constant is not None and kind.kind in ("lookup", "count")) or (
+            kind.counted and not kind.choice
+        )
+        if not spans and not by_class:  # else the things of a class: filtered, or ranked by a count
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
         if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:

@@ -124,6 +124,25 @@ def test_the_institution_with_the_most_laureates(kg: kgsvc.KG) -> None:
     assert _values(kg, "Out of the institutions in Vell, which one has the fewest laureates?") == [f"{EX}Tarn"]
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which institution has the most laureates?", "Orrin"),
+        ("Which institution has the most Nobel Prize laureates?", "Orrin"),  # a class noun inside the counted noun
+        ("Which institution has the fewest laureates?", "Tarn"),
+    ],
+)
+def test_the_institution_with_the_most_laureates_of_all(kg: kgsvc.KG, question: str, expected: str) -> None:
+    """2026-11-28: with no entity, every thing of the asked class is ranked (main answered the laureates of the
+    prizes, or found no entity to start from)."""
+    counts = {i: _laureates_of(kg, i) for i in ("Orrin", "Tarn", "Hale")}
+    assert counts == {"Orrin": 3, "Tarn": 1, "Hale": 2}
+    answer = _answer(kg, question)
+    assert [a.value for a in answer.answers] == [f"{EX}{expected}"], answer.text
+    rows = kg.sparql(answer.sparql or "", dataset="counted").rows
+    assert [str(r["answer"].value) for r in rows] == [f"{EX}{expected}"]
+
+
 def test_counted_along_the_path(kg: kgsvc.KG) -> None:
     """ "Which category has the most laureates born in Lune": the laureates lie on the path from Lune to the
     categories (born there, their prize, its category); they are counted per category, and the categories, not the
