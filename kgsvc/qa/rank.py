@@ -201,7 +201,7 @@ class CandidateRanker:
             words = getattr(getattr(self.graph.embed, "__self__", None), "words", None)  # the embedder's vocabulary
             vocabulary = words() if callable(words) else frozenset()
             self._graph_lexicon = GraphLexicon(
-                embed=self.graph.embed, labels=keys, ranges=ranges, vocabulary=vocabulary
+                embed=self.graph.embed, labels=keys, ranges=ranges, vocabulary=vocabulary, schemes=_Schemes(self.graph)
             )
         return self._graph_lexicon
 
@@ -823,6 +823,46 @@ class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
         return self._read()[step]
 
     def __iter__(self) -> Iterator[tuple[str, bool]]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
+class _Schemes(Collection[str]):
+    """The keys of the relations whose objects are a handful of named things (:attr:`GraphLexicon.schemes
+    <kgsvc.qa.zeroshot.GraphLexicon.schemes>`): at least 2 and at most :data:`_VALUES_MAX` distinct objects, no more
+    than the square root of the relation's triples, every one an IRI or blank node; ``rdf:type`` excepted. Computed on
+    first read, O(triples log triples) numpy."""
+
+    def __init__(self, graph: QAGraph) -> None:
+        self._graph = graph
+        self._keys: frozenset[str] | None = None
+
+    def _read(self) -> frozenset[str]:
+        if self._keys is None:
+            graph = self._graph
+            snapshot, kind = graph.snapshot, graph.type_relation()
+            relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
+            tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
+            base = int(tails.max(initial=0)) + 1
+            pair_relations, pair_tails = np.divmod(np.unique(relations * base + tails), base)
+            distinct = np.bincount(pair_relations, minlength=snapshot.n_relations)
+            triples = np.bincount(relations, minlength=snapshot.n_relations)
+            named = np.ones(snapshot.n_relations, dtype=bool)
+            for r, t in zip(pair_relations.tolist(), pair_tails.tolist(), strict=True):
+                if distinct[r] <= _VALUES_MAX and str(graph.node_terms[t]).startswith('"'):
+                    named[r] = False
+            scheme = (distinct >= 2) & (distinct <= np.minimum(np.sqrt(triples), _VALUES_MAX)) & named
+            if kind is not None:
+                scheme[kind] = False
+            self._keys = frozenset(relation_key(graph.relation_labels[r]) for r in np.flatnonzero(scheme).tolist())
+        return self._keys
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._read()
+
+    def __iter__(self) -> Iterator[str]:
         return iter(self._read())
 
     def __len__(self) -> int:

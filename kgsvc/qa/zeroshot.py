@@ -111,6 +111,7 @@ __all__ = [
     "REQUESTS",
     "RETURN",
     "SHARE_CUES",
+    "CLASSIFIER_NOUNS",
     "CO",
     "GraphLexicon",
     "answer_ranges",
@@ -796,6 +797,12 @@ def phrasings(steps: Sequence[tuple[str, bool]]) -> list[str]:
     return [genitive, backward, chain]
 
 
+#: Nouns that ask for the class a thing falls in ("in which *field*", "what *kind* of …", "which *areas*"): English
+#: words, no graph's relation; :meth:`GraphLexicon.similarity` reads them as a relation of
+#: :attr:`GraphLexicon.schemes`.
+CLASSIFIER_NOUNS = frozenset("field area discipline subject domain category kind type sort class genre branch".split())
+
+
 @dataclass
 class GraphLexicon(RelationLexicon):
     """``t(word | step)`` from relation labels by stem match and embedding similarity (module docstring).
@@ -835,6 +842,12 @@ class GraphLexicon(RelationLexicon):
         For a step ``(relation key, outgoing)``, the keys of the relations whose objects hold the nodes it ends at
         (:func:`answer_ranges`): the clubs a step *is in country* walked back reaches are what *plays in club*
         points to, so "a soccer *club* in X" names them.
+    schemes : collection of str
+        The keys of the relations whose objects are a handful of named things, a classification (a prize's
+        *category*: physics, chemistry, …): where the graph has exactly one, a noun of :data:`CLASSIFIER_NOUNS` that
+        spells no label ("in which *field*") spells it (2026-11-28; before, "field" named no relation of the Nobel
+        graph, and "subject" its *gender*). With several, the noun is read as before: which one it means is not
+        told by the word alone.
 
     Notes
     -----
@@ -858,6 +871,7 @@ class GraphLexicon(RelationLexicon):
     context: str = "what is the {} of something"
     vocabulary: frozenset[str] = frozenset()
     ranges: Mapping[tuple[str, bool], frozenset[str]] = field(default_factory=dict)
+    schemes: Collection[str] = frozenset()
     _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     _best: dict[str, float] = field(default_factory=dict, repr=False)
@@ -895,6 +909,8 @@ class GraphLexicon(RelationLexicon):
         parts = content_words(key)
         if any(stem_match(word, p) for p in parts):
             sim = 1.0
+        elif key in self.schemes and len(self.schemes) == 1 and self._classifies(word):
+            sim = 1.0  # "in which *field*" spells the graph's one classification
         else:
             self._embed([word, key, *parts])
             v = self._vectors.get(word)
@@ -903,6 +919,13 @@ class GraphLexicon(RelationLexicon):
                 sim = max(float(v @ self._vectors[t]) for t in [key, *parts] if t in self._vectors)
         self._sims[(word, key)] = sim
         return sim
+
+    def _classifies(self, word: str) -> bool:
+        """Whether ``word`` is a noun of :data:`CLASSIFIER_NOUNS` that spells no relation label of the graph (in a
+        film graph "genre" is *has genre*'s, not any classification's)."""
+        return any(stem_match(word, c) for c in CLASSIFIER_NOUNS) and not any(
+            stem_match(word, p) for label in self.labels for p in content_words(label)
+        )
 
     def _names_bare(self, word: str) -> bool:
         """Whether ``word`` names a relation bare, by the margin ``τ`` (then it is not read in :attr:`context`)."""

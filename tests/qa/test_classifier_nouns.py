@@ -1,0 +1,66 @@
+"""Issue 16, 2026-11-28: "in which *field*", "what *subject*", "which *areas*" ask for the value of the graph's one
+classification (:data:`kgsvc.qa.zeroshot.CLASSIFIER_NOUNS`, :attr:`kgsvc.qa.zeroshot.GraphLexicon.schemes`): a
+relation whose objects are a handful of named things (a prize's *category*). In the Nobel graph ten questions
+(n22, n34, n40, n99, n137, n141, n177, n241, n249 …) ask so; main answered the prize, a given name or the gender.
+A small graph of our own in Turtle with the Nobel graph's shapes, the bundled MiniLM, no exemplars, answers checked
+against hand-written SPARQL; each test fails on the code before the change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import kgsvc
+from kgsvc.qa.options import QAOptions
+from kgsvc.qa.service import answerer_for
+from tests.qa.conftest import hand_answers, indexed_turtle
+
+FIELDS = ("physics", "chemistry", "medicine")
+NAMES = ["Ada Quill", "Bo Hart", "Cy Hal", "Dee Marsh", "Eli Stone", "Fay Lind", "Gus Moor", "Hal Ronn", "Ida Vey"]
+TURTLE = "\n".join(
+    [
+        "@prefix ex: <http://example.org/> .",
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
+        'ex:Laureate rdfs:label "Laureate" . ex:NobelPrize rdfs:label "Nobel Prize" .',
+        'ex:laureateAward rdfs:label "laureate award" . ex:category rdfs:label "category" .',
+        'ex:gender rdfs:label "gender" . ex:givenName rdfs:label "given name" . ex:year rdfs:label "year" .',
+        *[f'ex:{f} rdfs:label "{f}" .' for f in FIELDS],
+        *[
+            f'ex:P{i} a ex:NobelPrize ; rdfs:label "Nobel {1950 + i} {FIELDS[i % 3]}" ; ex:year "{1950 + i}" ; '
+            f"ex:category ex:{FIELDS[i % 3]} ."
+            for i in range(len(NAMES))
+        ],
+        *[
+            f'ex:L{i} a ex:Laureate ; rdfs:label "{name}" ; ex:givenName "{name.split()[0]}" ; '
+            f'ex:gender "{"female" if i % 2 else "male"}" ; ex:laureateAward ex:P{i} .'
+            for i, name in enumerate(NAMES)
+        ],
+    ]
+)
+EX = "http://example.org/"
+
+
+@pytest.fixture(scope="module")
+def prizes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
+    with indexed_turtle(tmp_path_factory.mktemp("fields"), "fields", TURTLE) as kg:
+        yield kg
+
+
+def test_the_graph_has_one_classification(prizes: kgsvc.KG) -> None:
+    assert set(answerer_for(prizes, "fields", QAOptions()).ranker.graph_lexicon.schemes) == {"category"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "In which field did Bo Hart get his Nobel Prize?",
+        "What subject was Bo Hart's Nobel Prize in?",
+        "In which discipline was Bo Hart a Nobel laureate?",
+    ],
+)
+def test_a_classifier_noun_asks_for_the_category(prizes: kgsvc.KG, question: str) -> None:
+    query = f"SELECT ?x WHERE {{ <{EX}L1> <{EX}laureateAward>/<{EX}category> ?x }}"
+    assert hand_answers(prizes, query, "fields") == [f"{EX}chemistry"]
+    answer = prizes.ask(question, dataset="fields")
+    assert answer.grounded and [a.value for a in answer.answers] == [f"{EX}chemistry"], (answer.text, answer.sparql)
