@@ -117,11 +117,11 @@ _BARE = {
 
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
 _COUNT = re.compile(
-    r"^\s*(?:in\s+)?how\s+many\b|\b(?:the|a)\s+(?:total\s+)?(?:number|count)\s+of\b|^\W*(?:total\s+)?number\s+of\b"
+    r"^\s*(?:in\s+)?how\s+many\b|\b(?:the|a)\s+(?:total\s+)?(?:number|count)\s+of\b|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b"
     r"|^\s*count\b",
     re.I,
 )
-_HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:number|count)\s+of\b", re.I)
+_HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:number|count|headcount|tally)\s+of\b", re.I)
 #: "in total" in a count says nothing more than the count ("In total, how many …"); elsewhere it asks for a sum.
 _IN_TOTAL = re.compile(r"\bin\s+total\b\s*,?", re.I)
 _UNSUPPORTED = [
@@ -363,6 +363,8 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
     >>> classify("How many films did Satoshi Kon direct?", [(19, 30)]).kind
     'count'
     >>> classify("In total, how many laureates died in Argentina?", [(37, 46)]).kind
+    'count'
+    >>> classify("Headcount of Nobel laureates who are natives of X?", [(48, 49)]).kind
     'count'
     >>> k = classify("Which film by Satoshi Kon was released first?", [(14, 25)])
     >>> k.kind, k.cue.word, k.limit
