@@ -1244,6 +1244,8 @@ class _KindPath:
         hit: int | None = None
         for r in ranked:
             c = r.candidate
+            if len(c.branches) == 2 and {b.mention for b in c.branches} == {0, 1} and _one_step_each(c):
+                return self.ask_met(r)  # the two meet at a node ("is X a laureate *in medicine*": X's prize's field)
             if len(c.branches) != 1:
                 continue
             ends = candidate_ends(self.graph.snapshot, c)
@@ -1320,6 +1322,27 @@ class _KindPath:
             complete=complete,
         )
 
+    def ask_met(self, ranked: RankedCandidate) -> Answer:
+        """Yes, by a conjunction candidate that ranks above every path from one mention to the other: one step from
+        each meets at a node ("is X a nobel laureate in *medicine*": X → *laureate award* → prize ← *category* ←
+        medicine). Candidates are enumerated on the graph, so the meeting node exists; the evidence is its match. (A
+        branch of two steps is not taken: X's institution's prizes are not X's.)"""
+        c = ranked.candidate
+        chosen = self.chosen(ranked)
+        lines, filters = self.lines(c)
+        t0 = time.perf_counter()
+        matched, complete = self.match(chosen, self.pinned_spans(c), self.opts.k, self.relations_of(c))
+        self.timings["match"] = time.perf_counter() - t0
+        facts = "; ".join(_triples_text(e) for e in self.evidence(matched)[:3])
+        return self.done(
+            self.pattern_graph(chosen, ask_sparql(lines, filters=filters)),
+            text="Yes (the graph holds it" + (f": {facts}" if facts else "") + ").",
+            truth=True,
+            answers=[_yes_no(True)],
+            evidence=self.evidence(matched),
+            complete=complete,
+        )
+
     def fits(self, ends: set[int], targets: set[int]) -> bool:
         """Whether ``ends`` hold things like ``targets``: a shared ``rdf:type``, else the same term kind."""
         if not ends:
@@ -1340,6 +1363,10 @@ def _a_word(qa: QuestionAnswerer, question: str, span: LinkedSpan) -> bool:
     text = question[span.start : span.end]
     literal = all(qa.graph.node_terms[n].startswith('"') for n, _, _ in span.nodes)
     return literal and text == text.lower() and not constants(text)
+
+
+def _one_step_each(candidate: CandidatePattern) -> bool:
+    return all(len(b.steps) == 1 for b in candidate.branches)
 
 
 def _names_counted(qa: QuestionAnswerer, kind: QuestionKind, span: LinkedSpan) -> bool:

@@ -74,6 +74,7 @@ from kgsvc.qa.zeroshot import (
     OF_AGENT,
     OF_CLAUSE,
     OF_HOLDER,
+    OF_MODIFIER,
     OF_PASSIVE,
     OF_PREDICATE,
     OF_SLOT,
@@ -89,6 +90,7 @@ from kgsvc.qa.zeroshot import (
     phrase_roles,
     phrasings,
     plain_cues,
+    predicate_nouns,
     predicates,
     reversed_labels,
     split_co,
@@ -187,6 +189,7 @@ class CandidateRanker:
     _person: dict[tuple[int, bool], float] = field(default_factory=dict, repr=False)  # person_likeness by step
     _centroids: dict[tuple[int, ...], npt.NDArray[np.float32] | None] = field(default_factory=dict, repr=False)
     _relation_words: frozenset[str] | None = field(default=None, repr=False)
+    _class_words: frozenset[str] | None = field(default=None, repr=False)
     _values: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]] | None = field(
         default=None, repr=False
     )
@@ -252,6 +255,15 @@ class CandidateRanker:
         return self.vectors(
             [self.graph.node_labels[n].replace("_", " ") for n in _spaced(nodes, _LABEL_SAMPLE).tolist()]
         )
+
+    @property
+    def class_words(self) -> frozenset[str]:
+        """The folded words of the graph's class labels (built once; empty without ``rdf:type`` classes)."""
+        if self._class_words is None:
+            self._class_words = frozenset(
+                w for c in self.graph.classes() for w in fold(self.graph.node_labels[c]).split()
+            )
+        return self._class_words
 
     @property
     def relation_words(self) -> frozenset[str]:
@@ -758,17 +770,21 @@ class CandidateRanker:
                 tuple(mark_steps(path, anchored=a) for path, a in zip(sig, at, strict=True))
                 for sig, at in zip(signatures, starts, strict=True)
             ]
-            lexicon = dataclasses.replace(  # "which movies"; "both … and"
-                lexicon, free=lexicon.free | class_words(tokens), plain=lexicon.plain | plain_cues(tokens)
-            )
             # the answer's class word explains at most the last step ("name a *player* who", its modifier in
             # "which *football* club" none), the words of an entity's noun phrase at most the first ("the *soccer
             # club* X"); an entity this view leaves unmasked has a noun phrase too
             names = lexicon.names
             entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
+            predicate = predicate_nouns(tokens, entities, self.class_words)  # "was X a Nobel laureate": X's class
+            free = class_words(tokens) | {tokens[i] for i in predicate}
+            lexicon = dataclasses.replace(  # "which movies"; "both … and"
+                lexicon, free=lexicon.free | free, plain=lexicon.plain | plain_cues(tokens)
+            )
             roles = phrase_roles(tokens, entities, self.graph.relation_labels)
             for i in predicates(tokens, entities):  # "can be *described* by X": a verb, no noun of the phrase
                 roles.setdefault(i, OF_PREDICATE)
+            for i in predicate:
+                roles[i] = OF_MODIFIER
             for i, role in roles.items():
                 words[i] = tokens[i] + role
                 agent = passive_agent(tokens, i, entities) if role == OF_PASSIVE else None

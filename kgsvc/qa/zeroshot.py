@@ -79,7 +79,7 @@ It names no benchmark relation: everything comes from the labels the graph holds
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -124,6 +124,7 @@ __all__ = [
     "phrase_roles",
     "phrasings",
     "plain_cues",
+    "predicate_nouns",
     "reversed_labels",
     "predicates",
     "split_co",
@@ -138,6 +139,8 @@ Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 #: "where" and "when" are not among them: they ask for a place or a time, which relation labels name ("is in
 #: country", "place of birth", "release year").
 _ASKING = frozenset({"where", "when"})
+#: The copulas that open a yes/no question or a clause ("*was* X a Nobel laureate").
+COPULAS = frozenset({"is", "was", "are", "were"})
 FUNCTION_WORDS = (
     frozenset(
         STOPWORDS
@@ -738,6 +741,43 @@ def class_words(tokens: Sequence[str]) -> frozenset[str]:
             and (after not in FUNCTION_WORDS or after in SHARE_CUES)
         ):
             out.add(t)
+    return frozenset(out)
+
+
+def predicate_nouns(tokens: Sequence[str], masks: Sequence[int], class_words: Collection[str]) -> frozenset[int]:
+    """The token indexes of a class noun phrase that names an entity's class, not a relation step: "a / an …" right
+    after an entity in a question a copula opens ("was X *a Nobel laureate*", "In which discipline was X *a Nobel
+    laureate*"), and the words before "in" and an entity ("did X win *the Nobel Prize* in Physics": a prize of that
+    field), each phrase ending in a word of a class label (``class_words``). They explain no step (a graph's *nobel
+    laureates* is an institution's) and go to NULL for free. A phrase ending in no class word ("is X *a member* of
+    Y", "the *films* in X") is read as before.
+
+    >>> sorted(predicate_nouns("in which discipline was x a nobel laureate".split(), [4], {"laureate"}))
+    [6, 7]
+    >>> sorted(predicate_nouns("did x win the nobel prize in x".split(), [1, 7], {"nobel", "prize"}))
+    [4, 5]
+    >>> sorted(predicate_nouns("is x a member of y".split(), [1, 5], {"band"}))
+    []
+    """
+    out: set[int] = set()
+
+    def run(indexes: Iterable[int]) -> list[int]:
+        phrase = []
+        for j in indexes:
+            if tokens[j] in FUNCTION_WORDS or j in masks:
+                break
+            phrase.append(j)
+        return phrase
+
+    for i in range(1, len(tokens) - 1):
+        if tokens[i] in ("a", "an") and i - 1 in masks and COPULAS & set(tokens[: i - 1]):
+            phrase = run(range(i + 1, len(tokens)))
+        elif tokens[i] == "in" and i + 1 in masks:
+            phrase = sorted(run(range(i - 1, -1, -1)))
+        else:
+            continue
+        if phrase and any(stem_match(tokens[phrase[-1]], c) for c in class_words):
+            out.update(phrase)
     return frozenset(out)
 
 
