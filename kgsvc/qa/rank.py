@@ -775,7 +775,8 @@ class CandidateRanker:
             # club* X"); an entity this view leaves unmasked has a noun phrase too
             names = lexicon.names
             entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
-            predicate = predicate_nouns(tokens, entities, self.class_words)  # "was X a Nobel laureate": X's class
+            # "was X a Nobel laureate", "win the Nobel Prize in X": a class, not the institutions' *nobel laureates*
+            predicate = predicate_nouns(tokens, entities, self.class_words, self.relation_words)
             free = class_words(tokens) | {tokens[i] for i in predicate}
             lexicon = dataclasses.replace(  # "which movies"; "both … and"
                 lexicon, free=lexicon.free | free, plain=lexicon.plain | plain_cues(tokens)

@@ -744,18 +744,21 @@ def class_words(tokens: Sequence[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def predicate_nouns(tokens: Sequence[str], masks: Sequence[int], class_words: Collection[str]) -> frozenset[int]:
+def predicate_nouns(
+    tokens: Sequence[str], masks: Sequence[int], class_words: Collection[str], relation_words: Collection[str] = ()
+) -> frozenset[int]:
     """The token indexes of a class noun phrase that names an entity's class, not a relation step: "a / an …" right
     after an entity in a question a copula opens ("was X *a Nobel laureate*", "In which discipline was X *a Nobel
-    laureate*"), and the words before "in" and an entity ("did X win *the Nobel Prize* in Physics": a prize of that
-    field), each phrase ending in a word of a class label (``class_words``). They explain no step (a graph's *nobel
-    laureates* is an institution's) and go to NULL for free. A phrase ending in no class word ("is X *a member* of
-    Y", "the *films* in X") is read as before.
+    laureate*"), each phrase ending in a word of a class label (``class_words``); and, of the words before "in" and an
+    entity that end so ("did X win *the Nobel Prize* in Physics": a prize of that field), those that spell a word of a
+    relation label (``relation_words``: "Nobel", which a graph's *nobel laureates*, an institution's, also spells; not
+    "prize", which may still say the step that reaches the prize). They explain no step and go to NULL for free. A
+    phrase ending in no class word ("is X *a member* of Y", "the *films* in X") is read as before.
 
     >>> sorted(predicate_nouns("in which discipline was x a nobel laureate".split(), [4], {"laureate"}))
     [6, 7]
-    >>> sorted(predicate_nouns("did x win the nobel prize in x".split(), [1, 7], {"nobel", "prize"}))
-    [4, 5]
+    >>> sorted(predicate_nouns("did x win the nobel prize in x".split(), [1, 7], {"nobel", "prize"}, {"nobel"}))
+    [4]
     >>> sorted(predicate_nouns("is x a member of y".split(), [1, 5], {"band"}))
     []
     """
@@ -772,12 +775,14 @@ def predicate_nouns(tokens: Sequence[str], masks: Sequence[int], class_words: Co
     for i in range(1, len(tokens) - 1):
         if tokens[i] in ("a", "an") and i - 1 in masks and COPULAS & set(tokens[: i - 1]):
             phrase = run(range(i + 1, len(tokens)))
+            spelled = phrase
         elif tokens[i] == "in" and i + 1 in masks:
             phrase = sorted(run(range(i - 1, -1, -1)))
+            spelled = [j for j in phrase if any(stem_match(tokens[j], w) for w in relation_words)]
         else:
             continue
         if phrase and any(stem_match(tokens[phrase[-1]], c) for c in class_words):
-            out.update(phrase)
+            out.update(spelled)
     return frozenset(out)
 
 
