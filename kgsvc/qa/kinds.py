@@ -312,7 +312,7 @@ def _answer_noun(question: str, masked: str, after: int | None = None) -> str:
     opening = _OPENING.match(masked)
     if opening is not None and (noun := _noun(question, masked, opening.end())):
         return noun
-    m = re.match(r"^\s*(?:which|what)\b", masked)
+    m = re.match(r"^\s*(?:[^,?]{1,60},\s*)?(?:which|what)\b", masked)  # "In Mexico, which city …"
     if m is not None and (noun := _noun(question, masked, m.end())):
         return noun
     return "person" if asks_who(masked) else ""

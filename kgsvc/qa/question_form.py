@@ -27,7 +27,8 @@ first read as its question (:func:`as_question`):
 * a count asked after the set it counts is asked before it ("Of the laureates born in X, how many were women?" →
   "how many laureates born in X were women?", the second "how many" blanked in place);
 * an idiom for dying or being born is read as its plain verb, written over in place ("When did X breathe their last"
-  → "When did X die", padded with spaces): the one rewrite inside the question, which keeps every offset.
+  → "When did X die", "the laureates we lost" → "we died", padded with spaces), and a date written in words as its
+  ISO form ("July 15, 1918" → "1918-07-15"): the rewrites inside the question, which keep every offset.
 
 English grammar only: nothing here names a graph's relations or a benchmark's templates. "Count …" is left to
 :mod:`kgsvc.qa.kinds`, which reads it as a count.
@@ -86,6 +87,17 @@ _IDIOMS = [
     (re.compile(r"\bended\s+(?:his|her|their|its)\s+days\b", re.I), "died"),
     (re.compile(r"\bends?\s+(?:his|her|their|its)\s+days\b", re.I), "die"),
     (re.compile(r"\b(?:came|come|comes)\s+into\s+the\s+world\b", re.I), "born"),
+    (re.compile(r"(?<=\bwe\s)lost\b", re.I), "died"),  # "the laureates we lost in 1990"
+    (re.compile(r"(?<=\bwe\s)lose\b", re.I), "die"),  # "which laureates did we lose in 1990"
+]
+_MONTHS = "january february march april may june july august september october november december".split()
+_MONTH = r"(?P<month>" + "|".join([*_MONTHS, *(m[:3] for m in _MONTHS)]) + r")\.?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+#: A date written in words ("July 15, 1918", "15 July 1918"): read as its ISO form ("1918-07-15"), the form a graph's
+#: date literals take, written over in place and padded with spaces (never longer than the words).
+_WRITTEN_DATES = [
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(?P<year>\d{{4}})\b", re.I),
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I),
 ]
 #: A count asked after the set it counts ("Of the laureates born in X, how many were women?"): read as "how many
 #: laureates born in X were women?", the opening written over and the later "how many" blanked in place.
@@ -150,6 +162,8 @@ def as_question(question: str) -> Reworded:
     'who are Nobel-winning women born in Monrovia'
     >>> as_question("When did Camilo Cela breathe their last?").text
     'When did Camilo Cela die               ?'
+    >>> as_question("Which Nobel laureate was born on July 15, 1918?").text
+    'Which Nobel laureate was born on 1918-07-15   ?'
     >>> as_question("Dates of death for the laureates of X, please.").text
     'Dates of death for the laureates of X'
     >>> as_question("Of the laureates born in Persia, how many were women?").text
@@ -200,10 +214,21 @@ def as_question(question: str) -> Reworded:
 
 
 def _plain_idioms(question: str) -> str:
-    """``question`` with each of :data:`_IDIOMS` written over by its plain verb, padded to the idiom's length."""
+    """``question`` with each of :data:`_IDIOMS` written over by its plain verb, and each date of
+    :data:`_WRITTEN_DATES` by its ISO form, padded to the length of what they replace."""
     for pattern, verb in _IDIOMS:
         question = pattern.sub(lambda m, verb=verb: verb.ljust(len(m.group(0))), question)  # type: ignore[misc]
+    for pattern in _WRITTEN_DATES:
+        question = pattern.sub(_iso_date, question)
     return question
+
+
+def _iso_date(m: re.Match[str]) -> str:
+    month = next(i for i, name in enumerate(_MONTHS, start=1) if name.startswith(m.group("month").lower()[:3]))
+    day = int(m.group("day"))
+    if not 1 <= day <= 31:
+        return m.group(0)
+    return f"{m.group('year')}-{month:02d}-{day:02d}".ljust(len(m.group(0)))
 
 
 def _titled(question: str, command: re.Match[str]) -> bool:

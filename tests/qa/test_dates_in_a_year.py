@@ -115,3 +115,19 @@ def test_a_count_of(dates: kgsvc.KG, question: str) -> None:
     assert len(hand_answers(dates, query, "dates")) == 2
     answer = dates.ask(question, dataset="dates")
     assert answer.grounded and answer.answers[0].value == "2", answer.text
+
+
+@pytest.mark.parametrize("question", ["Which laureates were born on March 1, 1924?", "Who was born on 1st March 1924?"])
+def test_a_date_written_in_words(dates: kgsvc.KG, question: str) -> None:
+    """n276 ("born on July 15, 1918"): the date is read as its ISO form, which the graph's literal has (main linked
+    "1924" to a prize year and answered by it, or nothing)."""
+    query = f'SELECT ?x WHERE {{ ?x <{EX}birthDate> "1924-03-01"^^<http://www.w3.org/2001/XMLSchema#date> }}'
+    assert hand_answers(dates, query, "dates") == [f"{EX}Ada_Quill"]
+    assert values(dates.ask(question, dataset="dates")) == [f"{EX}Ada_Quill"]
+
+
+def test_the_laureates_we_lost(dates: kgsvc.KG) -> None:
+    """n282 ("Which literature laureates did we lose in 1990?"): "we lose" is "die"."""
+    query = f"SELECT ?x WHERE {{ ?x <{EX}deathDate> ?d FILTER({YEAR} = 1962) }}"
+    expected = hand_answers(dates, query, "dates")
+    assert values(dates.ask("Which laureates did we lose in 1962?", dataset="dates")) == expected
