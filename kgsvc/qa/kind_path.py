@@ -834,7 +834,7 @@ class _KindPath:
             counting, counted_var = "\n  ".join(self.counting_lines(step, counted)), "?counted"
         if not counts:
             raise _Refused(f"no answer has {noun} to count")
-        most = cue.word.lower() in ("most", "more")
+        most = cue.number_greater  # "most", "more", "the largest number of"
         order = sorted(counts, key=lambda n: (-counts[n] if most else counts[n], self.term(n)))
         cut = counts[order[min(self.kind.limit, len(order)) - 1]]
         top = [n for n in order if (counts[n] >= cut if most else counts[n] <= cut)]

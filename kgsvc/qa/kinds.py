@@ -139,8 +139,14 @@ _UNSUPPORTED = [
     ),
     (re.compile(r"\b(?:not|never|no\s+one|nobody|except|without)\b", re.I), "it asks for a negation"),
 ]
-#: A superlative by a count: "the most *Nobel laureates*", "the fewest films" (up to two words before a plural noun).
-_BY_COUNT = re.compile(r"\b(?:the\s+)?(most|fewest|least)\s+(?!recent)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b", re.I)
+#: A superlative by a count: "the most *Nobel laureates*", "the fewest films", "the biggest crop of *laureates*" (up to
+#: two words before a plural noun).
+_BY_COUNT = re.compile(
+    r"\b(?:the\s+)?(most|fewest|least|(?:largest|biggest|greatest|highest|smallest|lowest)\s+(?:number|count|crop|tally)"
+    r"\s+of)\s+(?!recent)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b",
+    re.I,
+)
+_FEWEST = ("fewest", "least", "smallest", "lowest")
 #: A comparison of counts: "more *Nobel laureates*", "fewer films" (up to two words before a plural noun).
 _MORE = re.compile(r"\b(more|fewer|less)\s+(?!recent|than\b)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b", re.I)
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -401,7 +407,7 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         return QuestionKind("count", words=words, noun=noun)
     by_count = _BY_COUNT.search(masked)
     if by_count is not None and not _AUX.match(masked):  # "which institution has the most laureates"
-        most = by_count.group(1).lower() == "most"
+        most = by_count.group(1).split()[0].lower() not in _FEWEST  # "the biggest crop of laureates": most
         return QuestionKind(
             "ordering",
             cue=Cue(by_count.group(1), most, most),

@@ -134,6 +134,8 @@ def test_the_institution_with_the_most_laureates(kg: kgsvc.KG) -> None:
         ("Which institution has the most laureates?", "Orrin"),
         ("Which institution has the most Nobel Prize laureates?", "Orrin"),  # a class noun inside the counted noun
         ("Which institution has the fewest laureates?", "Tarn"),
+        ("Which institution has the largest number of laureates?", "Orrin"),  # n289's "the biggest crop of"
+        ("Which institution has the smallest number of laureates?", "Tarn"),
     ],
 )
 def test_the_institution_with_the_most_laureates_of_all(kg: kgsvc.KG, question: str, expected: str) -> None:
