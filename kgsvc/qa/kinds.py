@@ -372,6 +372,8 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
     'count'
     >>> classify("Headcount of Nobel laureates who are natives of X?", [(48, 49)]).kind
     'count'
+    >>> classify("who are the actors in The Count of Monte Cristo").kind  # a title, even when not linked
+    'lookup'
     >>> k = classify("Which film by Satoshi Kon was released first?", [(14, 25)])
     >>> k.kind, k.cue.word, k.limit
     ('ordering', 'first', 1)
@@ -394,9 +396,10 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         re.search(r"\bor\b", masked) is not None and n_mentions < 2
     )
     between = re.search(r"^\W*between\s+#+\s+and\s+#", masked) is not None  # "Between X and Y, who …"
-    if _COUNT.search(masked):
-        m = _COUNT.search(masked)
-        assert m is not None
+    m = _COUNT.search(masked)
+    if m is not None and "Count" in question[max(m.start(), 1) : m.end()]:
+        m = None  # "The Count of Monte Cristo": a title, not "the count of …"
+    if m is not None:
         words = _blank(question, m, "which")
         noun = _answer_noun(question, masked, m.end())
         comparative = _find(COMPARATIVES, masked)

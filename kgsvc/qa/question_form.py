@@ -87,8 +87,10 @@ _IDIOMS = [
     (re.compile(r"\bended\s+(?:his|her|their|its)\s+days\b", re.I), "died"),
     (re.compile(r"\bends?\s+(?:his|her|their|its)\s+days\b", re.I), "die"),
     (re.compile(r"\b(?:came|come|comes)\s+into\s+the\s+world\b", re.I), "born"),
-    (re.compile(r"(?<=\bwe\s)lost\b", re.I), "died"),  # "the laureates we lost in 1990"
-    (re.compile(r"(?<=\bwe\s)lose\b", re.I), "die"),  # "which laureates did we lose in 1990"
+    # "the laureates we lost in 1990", "which laureates did we lose": in lower case only, not in a title ("Things We
+    # Lost in the Fire")
+    (re.compile(r"(?<=\bwe\s)lost\b"), "died"),
+    (re.compile(r"(?<=\bwe\s)lose\b"), "die"),
 ]
 _MONTHS = "january february march april may june july august september october november december".split()
 _MONTH = r"(?P<month>" + "|".join([*_MONTHS, *(m[:3] for m in _MONTHS)]) + r")\.?"
@@ -109,7 +111,7 @@ _OF_THE_MANY = re.compile(
 _PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
 #: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
 _ASKING = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
-_NUMBER_OF = re.compile(r"(?:the|a)\s+(?:total\s+)?(?:number|count)\s+of\b", re.IGNORECASE)
+_NUMBER_OF = re.compile(r"(?:the|a)\s+(?:total\s+)?(?:number|(?-i:count))\s+of\b", re.IGNORECASE)
 _DETERMINER = re.compile(r"(?:the|some|any|every|each)\s+", re.IGNORECASE)
 _INDEFINITE = re.compile(r"(?:a|an)\s+", re.IGNORECASE)
 #: A relational noun phrase: "the *birthplaces of* …", "the *cities of* …" (up to three words before "of").
@@ -162,6 +164,8 @@ def as_question(question: str) -> Reworded:
     'who are Nobel-winning women born in Monrovia'
     >>> as_question("When did Camilo Cela breathe their last?").text
     'When did Camilo Cela die               ?'
+    >>> as_question("the films that share actors with the film Things We Lost in the Fire").text[-26:]
+    'Things We Lost in the Fire'
     >>> as_question("Which Nobel laureate was born on July 15, 1918?").text
     'Which Nobel laureate was born on 1918-07-15   ?'
     >>> as_question("Dates of death for the laureates of X, please.").text
