@@ -212,7 +212,7 @@ def date_relations(snapshot: GraphSnapshot, node_terms: Sequence[str], sample: i
         picked = order[np.linspace(start, stop - 1, num=min(sample, stop - start)).astype(np.int64)]
         parts = [literal_parts(str(node_terms[int(tails[e])])) for e in picked.tolist()]
         if all(p is not None for p in parts):
-            dates = sum(value_kind(*p) == "date" for p in parts if p is not None)
+            dates = sum(value_kind(*p) == "date" for p in parts if p)
             if 2 * dates > len(parts):
                 found.append(relation)
     return found

@@ -84,7 +84,7 @@ __all__ = ["MAX_CLASS_ITEMS", "MAX_EVIDENCE", "SELECT_TOP", "answer_kind"]
 #: Most evidence subgraphs matched for a count, an ordering or a filter.
 MAX_EVIDENCE = 1000
 #: Most things of a class a filter with no entity to start from compares ("which laureates died in 1962").
-MAX_CLASS_ITEMS = 100_000
+MAX_CLASS_ITEMS = 20_000
 #: Ranked candidates weighed for a count, an ordering or a filter (by rank, type fit and attribute).
 SELECT_TOP = 8
 _XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
@@ -117,11 +117,9 @@ def answer_kind(
     spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s) and not _names_counted(qa, kind, s)]
     path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts, tuple(types))
     try:
-        if not spans and kind.kind == "ordering" and kind.counted and not kind.choice:
-            return path.ordering_by_count()  # "which institution has the most laureates": all of its class
-        if not spans and kind.constant is not None and kind.kind in ("lookup", "count"):
+        if not spans and kind.over_a_class and kind.kind != "ordering":  # the things of the asked noun's class
             return path.class_filtered(count=kind.kind == "count")
-        if not spans:
+        if not spans and not kind.over_a_class:
             raise _Refused("it names no entity of the graph to start from, only a number or date")
         if kind.kind == "unsupported":
             raise _Refused(kind.reason or "its words ask for something the path cannot compute")
@@ -594,6 +592,16 @@ class _KindPath:
         filters.append(condition)
         return self.filtered_answer(extended, lines, filters, fields, items, self.evidence(kept), count, complete)
 
+    def class_items(self, classes: frozenset[int]) -> list[int]:
+        """The things of ``classes`` a question with no entity compares or ranks, in id order (at most
+        :data:`MAX_CLASS_ITEMS`)."""
+        items = sorted(self.graph.instances(classes)) if classes else []
+        if not items:
+            raise _Refused("it names no entity of the graph to start from, and no class whose things to compare")
+        if len(items) > MAX_CLASS_ITEMS:
+            raise _Refused(f"it compares more than {MAX_CLASS_ITEMS} things of one class")
+        return items
+
     def class_filtered(self, *, count: bool) -> Answer:
         """A lookup or count of the things of the question's class noun whose date or number passes the constant
         ("which laureates were born before 1850", "how many laureates died in 1962"): no entity to start from, the
@@ -602,11 +610,7 @@ class _KindPath:
         from kgsvc.qa.pipeline import _Chosen
 
         classes = self.counted_classes()
-        items = sorted(self.graph.instances(classes)) if classes else []
-        if not items:
-            raise _Refused("it names no entity of the graph to start from, only a number or date")
-        if len(items) > MAX_CLASS_ITEMS:
-            raise _Refused(f"it compares the values of more than {MAX_CLASS_ITEMS} things")
+        items = self.class_items(classes)
         constant = self.kind.constant
         assert constant is not None
         attribute = pick_attribute(
@@ -781,7 +785,8 @@ class _KindPath:
 
     def ordering_by_count(self) -> Answer:
         """ "Which institution in X has the most *Nobel laureates*" (the chosen path's answers, of the class of the
-        question's noun) or "which can claim more laureates, A or B" (the two mentions): ranked by :meth:`counts`.
+        question's noun), "which institution has the most laureates" (no entity: every thing of that class,
+        :meth:`class_items`) or "which can claim more laureates, A or B" (the two mentions): ranked by :meth:`counts`.
         The best ``limit`` and the ties with the last of them are the answers."""
         cue, noun = self.kind.cue, self.kind.counted
         assert cue is not None
@@ -796,11 +801,7 @@ class _KindPath:
             filters: list[str] = []
         elif not self.spans:  # "which institution has the most laureates": every thing of the asked class
             classes = self.counted_classes()
-            items = sorted(self.graph.instances(classes))
-            if not items:
-                raise _Refused("it names no entity of the graph to start from, and no class whose things to rank")
-            if len(items) > MAX_CLASS_ITEMS:
-                raise _Refused(f"it ranks more than {MAX_CLASS_ITEMS} things")
+            items = self.class_items(classes)
             lines, filters = self.type_lines(classes), []
         else:
             classes = self.counted_classes()
@@ -1234,6 +1235,11 @@ class _KindPath:
         if len(self.spans) < 2:
             self.spans = [self.spans[0], self.second_mention()]
         spans = self.spans[:2]
+        classes = set(self.graph.classes())
+        for entity, named in ((0, 1), (1, 0)):  # "Was X a Nobel laureate?": X's rdf:type
+            if spans[named].nodes and all(n in classes for n, _, _ in spans[named].nodes):
+                if spans[entity].nodes and spans[entity].nodes[0][0] not in classes:
+                    return self.ask_class(spans[entity], spans[named])
         targets = {
             0: {n for n, _, _ in spans[1].nodes[: self.opts.nodes_per_mention]},
             1: {n for n, _, _ in spans[0].nodes[: self.opts.nodes_per_mention]},
@@ -1318,6 +1324,44 @@ class _KindPath:
             truth=False,
             answers=[_yes_no(False)],
             items=holds,
+            evidence=self.evidence(matched),
+            complete=complete,
+        )
+
+    def ask_class(self, entity: LinkedSpan, named: LinkedSpan) -> Answer:
+        """Yes when the entity's ``rdf:type`` is one of the classes the other mention names ("Was X a Nobel
+        laureate?", the class *Laureate*); no otherwise, with the classes it has."""
+        from kgsvc.qa.pipeline import _Chosen
+
+        kind = self.graph.type_relation()
+        assert kind is not None  # a class mention implies classes
+        node, wanted = entity.nodes[0][0], [n for n, _, _ in named.nodes]
+        held = sorted(self.graph.types(node) & set(wanted))
+        target = held[0] if held else wanted[0]
+        label = self.graph.relation_labels[kind]
+        pattern = Pattern(
+            (PatternNode(entity.text, True), PatternNode(named.text, True)), (PatternEdge(0, 1, label, True),), 1
+        )
+        chosen = _Chosen(pattern, [entity.text, named.text], {0: 0, 1: 1}, "candidate", None)
+        pinned = [
+            dataclasses.replace(entity, nodes=((node, 1.0, 0.0),)),
+            dataclasses.replace(named, nodes=((target, 1.0, 0.0),)),
+        ]
+        t0 = time.perf_counter()
+        matched, complete = self.match(chosen, pinned, 1, {kind}) if held else ([], True)
+        self.timings["match"] = time.perf_counter() - t0
+        terms = " ".join(self.term(c) for c in wanted)
+        sparql = ask_sparql([f"{self.term(node)} {self.rterm(kind)} ?class .", f"VALUES ?class {{ {terms} }}"])
+        if held:
+            text = f"Yes (the graph types {entity.text!r} as {self.graph.node_labels[target]})."
+        else:
+            has = _names([str(self.graph.node_labels[c]) for c in sorted(self.graph.types(node))]) or "no class"
+            text = f"No: the graph does not type {entity.text!r} as {named.text!r} (it has {has})."
+        return self.done(
+            self.pattern_graph(chosen, sparql),
+            text=text,
+            truth=bool(held),
+            answers=[_yes_no(bool(held))],
             evidence=self.evidence(matched),
             complete=complete,
         )

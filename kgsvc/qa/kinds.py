@@ -117,8 +117,8 @@ _BARE = {
 
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
 _COUNT = re.compile(
-    r"^\s*(?:in\s+)?how\s+many\b|\b(?:the|a)\s+(?:total\s+)?(?:number|count)\s+of\b|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b"
-    r"|^\s*count\b",
+    r"^\s*(?:in\s+)?how\s+many\b|\bthe\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
+    r"|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b|^\s*count\b",
     re.I,
 )
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:number|count|headcount|tally)\s+of\b", re.I)
@@ -151,7 +151,7 @@ _FEWEST = ("fewest", "least", "smallest", "lowest")
 _MORE = re.compile(r"\b(more|fewer|less)\s+(?!recent|than\b)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b", re.I)
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _NOT_SUPERLATIVE = re.compile(r"\b(first|last)\s+(name|names|names?\s+of)\b|\bat\s+(first|last)\b", re.I)
-_CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|-?\d+(?:\.\d+)?)(?![\w.-])")
+_CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|-?\d+(?:\.\d+)?)(?![\w-]|\.\d)")  # "… before 1900."
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +203,14 @@ class QuestionKind:
     counted: str = ""
 
     @property
+    def over_a_class(self) -> bool:
+        """Whether the kind can be answered without an entity, over the things of the asked noun's class: a lookup or
+        count filtered by a constant ("which laureates were born before 1850"), an ordering by a count ("which
+        institution has the most laureates")."""
+        filtered = self.constant is not None and self.kind in ("lookup", "count")
+        return filtered or (self.kind == "ordering" and bool(self.counted) and not self.choice)
+
+    @property
     def sparql_form(self) -> str:
         """The SPARQL form of the kind: ``SELECT``, ``COUNT``, ``ASK``, ``ORDER BY … LIMIT`` or ``FILTER``."""
         if self.kind == "count":
@@ -224,23 +232,27 @@ def _mask(question: str, spans: Sequence[tuple[int, int]]) -> str:
 
 #: A verb, then a year it happened in ("born in 1924", "died in the year 1962", "died during 1962").
 _YEAR_WITHIN = re.compile(
-    r"\b([^\W\d_]+)\s+(?:in|during)\s+(?:the\s+(?:year|course)\s+(?:of\s+)?)?(\d{4})(?![\w.-])", re.IGNORECASE
+    r"\b([^\W\d_]+)\s+(?:in|during)\s+(?:the\s+(?:year|course)\s+(?:of\s+)?)?(\d{4})(?![\w-]|\.\d)", re.IGNORECASE
 )
 
 
 def year_within(question: str, spans: Sequence[tuple[int, int]] = ()) -> tuple[str, str, tuple[int, int]] | None:
     """The verb, the year and the verb's span of "<verb> in <year>" in ``question`` (the year in no linked span of
-    ``spans`` but its own), or ``None``. Grammar only: whether the verb names a date of the graph, which the year then
-    says the year of ("which laureates *died in 1962*"), is the caller's question (:mod:`kgsvc.qa.pipeline`).
+    ``spans`` but its own), or ``None``; ``None`` too when the question writes more than one number outside the named
+    spans ("born in 1924 and died in 1962": one year filter would drop the other condition). Grammar only: whether
+    the verb names a date of the graph, which the year then says the year of ("which laureates *died in 1962*"), is
+    the caller's question (:mod:`kgsvc.qa.pipeline`).
 
-    >>> year_within("how many nobel laureates died in the year 1962", [(42, 46)])
+    >>> year_within("how many nobel laureates died in the year 1962.", [(42, 46)])
     ('died', '1962', (25, 29))
     >>> year_within("Who won the prize in 1996?"), year_within("Who won the 1996 prize?")
     (('prize', '1996', (12, 17)), None)
+    >>> year_within("Which laureates born in 1924 died in 1962?") is None
+    True
     """
     m = _YEAR_WITHIN.search(question)
     named = [(a, b) for a, b in spans if not re.fullmatch(r"\d{4}", question[a:b].strip())]
-    if m is None or any(a < m.end(2) and m.start(2) < b for a, b in named):
+    if m is None or any(a < m.end(2) and m.start(2) < b for a, b in named) or len(constants(question, named)) != 1:
         return None
     return m.group(1), m.group(2), m.span(1)
 

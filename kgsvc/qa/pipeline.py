@@ -350,12 +350,13 @@ class QuestionAnswerer:
         verb = fold(verb)
         date = max(lexicon.similarity(verb, relation_key(labels[r])) for r in self._date_relations)
         snapshot = self.graph.snapshot
-        own = [
+        own = [  # the year node's relations, but the dates' own (a year linked to dates of 1924 names them)
             int(r)
             for s in spans
             if s.text.strip() == year
             for node, _, _ in s.nodes
             for r in np.unique(snapshot.relations[snapshot.indptr[node] : snapshot.indptr[node + 1]]).tolist()
+            if int(r) not in self._date_relations
         ]
         if date < YEAR_VERB_MIN or any(lexicon.similarity(verb, relation_key(labels[r])) >= date for r in own):
             return kind, spans
@@ -438,10 +439,7 @@ class QuestionAnswerer:
         timings["link"] = time.perf_counter() - started
         interrupt.check("the question (after linking)")
         kind, spans = self._year_of_date(question, classify(question, [(s.start, s.end) for s in spans]), spans)
-        by_class = (kind.constant is not None and kind.kind in ("lookup", "count")) or (
-            kind.counted and not kind.choice
-        )
-        if not spans and not by_class:  # else the things of a class: filtered, or ranked by a count
+        if not spans and not kind.over_a_class:
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
         if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:
@@ -679,7 +677,7 @@ class QuestionAnswerer:
         all: with ``needed`` (:func:`~kgsvc.qa.question_nouns.modifying_mentions`: "which *physics* laureates"), only
         candidates that use those mentions; with ``through`` (:func:`~kgsvc.qa.question_nouns.passed_classes`), only
         those that pass an instance of each class (:meth:`~kgsvc.qa.keeps.CandidateFilters.passes`); in a question with
-        no share cue, none that walks from its entity to a date and back
+        no share cue, none that walks to a date or another literal and straight back
         (:meth:`~kgsvc.qa.keeps.CandidateFilters.no_shared_literal`). The ranker reads ``read`` (the question with the
         class nouns that name no step blanked, :func:`~kgsvc.qa.question_nouns.unread_class_nouns`) where given; the LLM
         the question itself."""

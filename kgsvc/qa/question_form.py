@@ -37,6 +37,7 @@ English grammar only: nothing here names a graph's relations or a benchmark's te
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import re
 from dataclasses import dataclass
 
@@ -89,8 +90,8 @@ _IDIOMS = [
     (re.compile(r"\b(?:came|come|comes)\s+into\s+the\s+world\b", re.I), "born"),
     # "the laureates we lost in 1990", "which laureates did we lose": in lower case only, not in a title ("Things We
     # Lost in the Fire")
-    (re.compile(r"(?<=\bwe\s)lost\b"), "died"),
-    (re.compile(r"(?<=\bwe\s)lose\b"), "die"),
+    (re.compile(r"(?<=\bwe\s)lost\b(?=\s+(?:in|on|during)\b)"), "died"),
+    (re.compile(r"(?<=\bdid\swe\s)lose\b(?=\s+(?:in|on|during)\b)"), "die"),
 ]
 _MONTHS = "january february march april may june july august september october november december".split()
 _MONTH = r"(?P<month>" + "|".join([*_MONTHS, *(m[:3] for m in _MONTHS)]) + r")\.?"
@@ -98,8 +99,8 @@ _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 #: A date written in words ("July 15, 1918", "15 July 1918"): read as its ISO form ("1918-07-15"), the form a graph's
 #: date literals take, written over in place and padded with spaces (never longer than the words).
 _WRITTEN_DATES = [
-    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(?P<year>\d{{4}})\b", re.I),
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I),
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(?P<year>\d{{4}})\b", re.I | re.ASCII),
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(?P<year>\d{{4}})\b", re.I | re.ASCII),
 ]
 #: A count asked after the set it counts ("Of the laureates born in X, how many were women?"): read as "how many
 #: laureates born in X were women?", the opening written over and the later "how many" blanked in place.
@@ -111,7 +112,7 @@ _OF_THE_MANY = re.compile(
 _PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
 #: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
 _ASKING = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
-_NUMBER_OF = re.compile(r"(?:the|a)\s+(?:total\s+)?(?:number|(?-i:count))\s+of\b", re.IGNORECASE)
+_NUMBER_OF = re.compile(r"the\s+(?:total\s+)?(?:number|(?-i:count))\s+of\b|a\s+(?-i:count)\s+of\b", re.IGNORECASE)
 _DETERMINER = re.compile(r"(?:the|some|any|every|each)\s+", re.IGNORECASE)
 _INDEFINITE = re.compile(r"(?:a|an)\s+", re.IGNORECASE)
 #: A relational noun phrase: "the *birthplaces of* …", "the *cities of* …" (up to three words before "of").
@@ -228,11 +229,13 @@ def _plain_idioms(question: str) -> str:
 
 
 def _iso_date(m: re.Match[str]) -> str:
-    month = next(i for i, name in enumerate(_MONTHS, start=1) if name.startswith(m.group("month").lower()[:3]))
-    day = int(m.group("day"))
-    if not 1 <= day <= 31:
+    """The ISO form of a date of :data:`_WRITTEN_DATES`, padded to its length; the words as written when the date
+    does not exist ("February 30, 1999")."""
+    month = next((i for i, name in enumerate(_MONTHS, 1) if name[:3] == m.group("month")[:3].casefold()), 0)
+    try:
+        return datetime.date(int(m.group("year")), month, int(m.group("day"))).isoformat().ljust(len(m.group(0)))
+    except ValueError:
         return m.group(0)
-    return f"{m.group('year')}-{month:02d}-{day:02d}".ljust(len(m.group(0)))
 
 
 def _titled(question: str, command: re.Match[str]) -> bool:

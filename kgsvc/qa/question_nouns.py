@@ -55,8 +55,9 @@ ASKED_NOUN = re.compile(r"\W*(?:which|what|how\s+many)\s+([^\W\d_]+)\b", re.IGNO
 #: The noun a copula ends a question with, the predicate of its subject ("how many laureates born in X were *women*?",
 #: "which of them are *physicists*").
 PREDICATE_NOUN = re.compile(r"\b(?:were|are|was|is)\s+(?:an?\s+)?([^\W\d_]+)\W*$", re.IGNORECASE)
-#: A yes/no question by a copula ("*Was* Marie Curie a woman?") and the noun after an article that ends it.
+#: A yes/no question by a copula ("*Was* Marie Curie a woman?").
 ASKED_COPULA = re.compile(r"\W*(?:is|was|are|were)\b", re.IGNORECASE)
+#: The noun after an article that ends such a question ("Was Marie Curie *a woman*?").
 ASKED_PREDICATE = re.compile(r"\ban?\s+([^\W\d_]+)\W*$", re.IGNORECASE)
 #: A class noun that names what is asked: right after "which" / "what" (or "what are the", "which other"), or one
 #: word later ("which Nobel laureates").

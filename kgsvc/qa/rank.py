@@ -189,7 +189,7 @@ class CandidateRanker:
     _person: dict[tuple[int, bool], float] = field(default_factory=dict, repr=False)  # person_likeness by step
     _centroids: dict[tuple[int, ...], npt.NDArray[np.float32] | None] = field(default_factory=dict, repr=False)
     _relation_words: frozenset[str] | None = field(default=None, repr=False)
-    _class_words: frozenset[str] | None = field(default=None, repr=False)
+    _class_label_words: frozenset[str] | None = field(default=None, repr=False)
     _values: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]] | None = field(
         default=None, repr=False
     )
@@ -257,13 +257,12 @@ class CandidateRanker:
         )
 
     @property
-    def class_words(self) -> frozenset[str]:
+    def class_label_words(self) -> frozenset[str]:
         """The folded words of the graph's class labels (built once; empty without ``rdf:type`` classes)."""
-        if self._class_words is None:
-            self._class_words = frozenset(
-                w for c in self.graph.classes() for w in fold(self.graph.node_labels[c]).split()
-            )
-        return self._class_words
+        if self._class_label_words is None:
+            labels = [fold(self.graph.node_labels[c]) for c in self.graph.classes()]
+            self._class_label_words = frozenset(w for label in labels for w in label.split())
+        return self._class_label_words
 
     @property
     def relation_words(self) -> frozenset[str]:
@@ -776,7 +775,7 @@ class CandidateRanker:
             names = lexicon.names
             entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
             # "was X a Nobel laureate", "win the Nobel Prize in X": a class, not the institutions' *nobel laureates*
-            predicate = predicate_nouns(tokens, entities, self.class_words, self.relation_words)
+            predicate = predicate_nouns(tokens, entities, self.class_label_words, self.relation_words)
             free = class_words(tokens) | {tokens[i] for i in predicate}
             lexicon = dataclasses.replace(  # "which movies"; "both … and"
                 lexicon, free=lexicon.free | free, plain=lexicon.plain | plain_cues(tokens)
@@ -850,7 +849,7 @@ class _Schemes(Collection[str]):
     """The keys of the relations whose objects are a handful of named things (:attr:`GraphLexicon.schemes
     <kgsvc.qa.zeroshot.GraphLexicon.schemes>`): at least 2 and at most :data:`_VALUES_MAX` distinct objects, no more
     than the square root of the relation's triples, every one an IRI or blank node; ``rdf:type`` excepted. Computed on
-    first read, O(triples log triples) numpy."""
+    first read: O(triples log triples) numpy, and a Python test of each value of the relations with few values."""
 
     def __init__(self, graph: QAGraph) -> None:
         self._graph = graph
@@ -867,8 +866,9 @@ class _Schemes(Collection[str]):
             distinct = np.bincount(pair_relations, minlength=snapshot.n_relations)
             triples = np.bincount(relations, minlength=snapshot.n_relations)
             named = np.ones(snapshot.n_relations, dtype=bool)
-            for r, t in zip(pair_relations.tolist(), pair_tails.tolist(), strict=True):
-                if distinct[r] <= _VALUES_MAX and str(graph.node_terms[t]).startswith('"'):
+            few = distinct[pair_relations] <= _VALUES_MAX  # only the values of relations with few of them are read
+            for r, t in zip(pair_relations[few].tolist(), pair_tails[few].tolist(), strict=True):
+                if str(graph.node_terms[t]).startswith('"'):
                     named[r] = False
             scheme = (distinct >= 2) & (distinct <= np.minimum(np.sqrt(triples), _VALUES_MAX)) & named
             if kind is not None:

@@ -113,6 +113,7 @@ __all__ = [
     "SHARE_CUES",
     "CLASSIFIER_NOUNS",
     "CO",
+    "COPULAS",
     "GraphLexicon",
     "answer_ranges",
     "content_words",
@@ -745,15 +746,19 @@ def class_words(tokens: Sequence[str]) -> frozenset[str]:
 
 
 def predicate_nouns(
-    tokens: Sequence[str], masks: Sequence[int], class_words: Collection[str], relation_words: Collection[str] = ()
+    tokens: Sequence[str],
+    masks: Sequence[int],
+    class_label_words: Collection[str],
+    relation_words: Collection[str] = (),
 ) -> frozenset[int]:
-    """The token indexes of a class noun phrase that names an entity's class, not a relation step: "a / an …" right
-    after an entity in a question a copula opens ("was X *a Nobel laureate*", "In which discipline was X *a Nobel
-    laureate*"), each phrase ending in a word of a class label (``class_words``); and, of the words before "in" and an
-    entity that end so ("did X win *the Nobel Prize* in Physics": a prize of that field), those that spell a word of a
-    relation label (``relation_words``: "Nobel", which a graph's *nobel laureates*, an institution's, also spells; not
-    "prize", which may still say the step that reaches the prize). They explain no step and go to NULL for free. A
-    phrase ending in no class word ("is X *a member* of Y", "the *films* in X") is read as before.
+    """The token indexes of a class noun phrase that names an entity's class, not a relation step: "a / an …"
+    right after an entity that a copula comes before ("was X *a Nobel laureate*", "In which discipline was X *a Nobel
+    laureate*"), each phrase ending in a word of a class label (``class_label_words``); and, of the words before
+    "in" and an entity that end so ("did X win *the Nobel Prize* in Physics": a prize of that field), those that
+    spell a word of a relation label (``relation_words``: "Nobel", which a graph's *nobel laureates*, an
+    institution's, also spells; not "prize", which may still say the step that reaches the prize). They explain no
+    step and go to NULL for free. A phrase ending in no class word ("is X *a member* of Y", "the *films* in X") is
+    read as before.
 
     >>> sorted(predicate_nouns("in which discipline was x a nobel laureate".split(), [4], {"laureate"}))
     [6, 7]
@@ -781,7 +786,7 @@ def predicate_nouns(
             spelled = [j for j in phrase if any(stem_match(tokens[j], w) for w in relation_words)]
         else:
             continue
-        if phrase and any(stem_match(tokens[phrase[-1]], c) for c in class_words):
+        if phrase and any(stem_match(tokens[phrase[-1]], c) for c in class_label_words):
             out.update(spelled)
     return frozenset(out)
 

@@ -91,3 +91,14 @@ def test_a_class_noun_phrase_is_no_relation_step(prizes: kgsvc.KG, question: str
     assert prizes.sparql(query, dataset="fields").boolean is (truth == "true")
     answer = prizes.ask(question, dataset="fields")
     assert answer.grounded and [a.value for a in answer.answers] == [truth], (answer.text, answer.sparql)
+
+
+@pytest.mark.parametrize(
+    ("question", "truth"), [("Was Bo Hart a Nobel laureate?", "true"), ("Is Tarn College a laureate?", "false")]
+)
+def test_is_x_a_class(prizes: kgsvc.KG, question: str, truth: str) -> None:
+    """ "Was X a Nobel laureate?" asks X's ``rdf:type`` (found by the review: the predicate noun read as no step made
+    main's class mention a second thing, and the answer "no" by the institutions' *nobel laureates*)."""
+    answer = prizes.ask(question, dataset="fields")
+    assert answer.grounded and [a.value for a in answer.answers] == [truth], answer.text
+    assert prizes.sparql(answer.sparql or "", dataset="fields").boolean is (truth == "true")
