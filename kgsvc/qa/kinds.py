@@ -146,6 +146,8 @@ _BY_COUNT = re.compile(
     r"\s+of)\s+(?!recent)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b",
     re.I,
 )
+#: Why a filter by two numbers or dates is refused: the path applies one, which would answer another question.
+_TWO_CONSTANTS = "it compares with two numbers or dates, and only one filter is applied"
 _FEWEST = ("fewest", "least", "smallest", "lowest")
 #: A comparison of counts: "more *Nobel laureates*", "fewer films" (up to two words before a plural noun).
 _MORE = re.compile(r"\b(more|fewer|less)\s+(?!recent|than\b)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b", re.I)
@@ -275,6 +277,13 @@ def _find(table: dict[str, Cue], text: str) -> tuple[Cue, re.Match[str]] | None:
     return best
 
 
+def _two_filters(masked: str, values: Sequence[str]) -> bool:
+    """Whether two comparatives compare with two numbers or dates ("born *before 1850* and died *after 1900*"); a
+    number in a title ("20,000 Leagues *Under* the Sea") has one cue."""
+    spans = {m.span() for word in COMPARATIVES for m in re.finditer(r"\b" + r"\s+".join(word.split()) + r"\b", masked)}
+    return len(values) > 1 and len({start for start, _ in spans}) > 1
+
+
 def _unmasked_words(question: str, masked: str, start: int, end: int) -> str:
     """The words of ``question[start:end]`` that are no part of a mention: "the most *NIST* researchers" counts
     researchers (NIST is a condition on them, read by the path)."""
@@ -386,6 +395,8 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
     'count'
     >>> classify("who are the actors in The Count of Monte Cristo").kind  # a title, even when not linked
     'lookup'
+    >>> classify("Which laureates were born before 1850 and died after 1900?").kind
+    'unsupported'
     >>> k = classify("Which film by Satoshi Kon was released first?", [(14, 25)])
     >>> k.kind, k.cue.word, k.limit
     ('ordering', 'first', 1)
@@ -415,6 +426,8 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         words = _blank(question, m, "which")
         noun = _answer_noun(question, masked, m.end())
         comparative = _find(COMPARATIVES, masked)
+        if comparative is not None and _two_filters(masked, values):
+            return QuestionKind("unsupported", reason=_TWO_CONSTANTS, words=question)
         if comparative is not None and values:
             return QuestionKind(
                 "count", cue=comparative[0], constant=values[-1], words=words, noun=noun, cue_at=comparative[1].span()
@@ -486,6 +499,8 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         words = question[:start] + " " * (end - start) + question[end:]
         noun = _answer_noun(question, masked, m.end())
         return QuestionKind("ordering", cue=found, limit=max(limit, 1), words=words, noun=noun, cue_at=m.span())
+    if comparative is not None and _two_filters(masked, values):  # "born before 1850 and died after 1900"
+        return QuestionKind("unsupported", reason=_TWO_CONSTANTS, words=question)
     if comparative is not None and values:
         noun = _answer_noun(question, masked)
         return QuestionKind(
