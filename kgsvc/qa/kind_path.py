@@ -117,12 +117,12 @@ def answer_kind(
     spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s) and not _names_counted(qa, kind, s)]
     path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts, tuple(types))
     try:
+        if kind.kind == "unsupported":
+            raise _Refused(kind.reason or "its words ask for something the path cannot compute")
         if not spans and kind.over_a_class and kind.kind != "ordering":  # the things of the asked noun's class
             return path.class_filtered(count=kind.kind == "count")
         if not spans and not kind.over_a_class:
             raise _Refused("it names no entity of the graph to start from, only a number or date")
-        if kind.kind == "unsupported":
-            raise _Refused(kind.reason or "its words ask for something the path cannot compute")
         if kind.kind == "count":
             return path.count()
         if kind.kind == "ask":

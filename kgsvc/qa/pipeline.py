@@ -439,7 +439,7 @@ class QuestionAnswerer:
         timings["link"] = time.perf_counter() - started
         interrupt.check("the question (after linking)")
         kind, spans = self._year_of_date(question, classify(question, [(s.start, s.end) for s in spans]), spans)
-        if not spans and not kind.over_a_class:
+        if not spans and not kind.over_a_class and kind.kind != "unsupported":  # else: the kind says why
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
         if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:

@@ -162,7 +162,7 @@ def test_a_number_of_is_no_count(dates: kgsvc.KG) -> None:
 
 
 def test_two_comparisons_are_refused(dates: kgsvc.KG) -> None:
-    """"born before 1900 and died after 1960": the path applies one filter, which would answer another question
+    """ "born before 1900 and died after 1960": the path applies one filter, which would answer another question
     (Cy Hal, born 1924, among them); it says so instead."""
     answer = dates.ask("Which laureates were born before 1900 and died after 1960?", dataset="dates")
     assert not answer.grounded and "two numbers or dates" in answer.text
