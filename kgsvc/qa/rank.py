@@ -277,16 +277,7 @@ class CandidateRanker:
         genders, a prize's fields), each with its relation and its label's embedding. Once per ranker, O(triples log
         triples) and the values' labels embedded."""
         if self._values is None:
-            snapshot, kind = self.graph.snapshot, self.graph.type_relation()
-            relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
-            tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
-            base = int(tails.max(initial=0)) + 1
-            pair_relations, pair_tails = np.divmod(np.unique(relations * base + tails), base)
-            distinct = np.bincount(pair_relations, minlength=snapshot.n_relations)
-            triples = np.bincount(relations, minlength=snapshot.n_relations)
-            category = (distinct >= 2) & (distinct <= np.minimum(np.sqrt(triples), _VALUES_MAX))
-            if kind is not None:
-                category[kind] = False
+            pair_relations, pair_tails, category = _handful_relations(self.graph)
             keep = category[pair_relations]
             nodes, owners = pair_tails[keep], pair_relations[keep]
             labels = [self.graph.node_labels[int(n)].replace("_", " ") for n in nodes]
@@ -845,6 +836,23 @@ class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
         return len(self._read())
 
 
+def _handful_relations(graph: QAGraph) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """``(pair_relations, pair_tails, handful)``: the distinct (relation, object) pairs of ``graph``, and per relation
+    whether its objects are a handful of values (at least 2, at most :data:`_VALUES_MAX` and no more than the square
+    root of its triples; ``rdf:type`` excepted). O(triples log triples) numpy."""
+    snapshot, kind = graph.snapshot, graph.type_relation()
+    relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
+    tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
+    base = int(tails.max(initial=0)) + 1
+    pair_relations, pair_tails = np.divmod(np.unique(relations * base + tails), base)
+    distinct = np.bincount(pair_relations, minlength=snapshot.n_relations)
+    triples = np.bincount(relations, minlength=snapshot.n_relations)
+    handful = (distinct >= 2) & (distinct <= np.minimum(np.sqrt(triples), _VALUES_MAX))
+    if kind is not None:
+        handful[kind] = False
+    return pair_relations, pair_tails, handful
+
+
 class _Schemes(Collection[str]):
     """The keys of the relations whose objects are a handful of named things (:attr:`GraphLexicon.schemes
     <kgsvc.qa.zeroshot.GraphLexicon.schemes>`): at least 2 and at most :data:`_VALUES_MAX` distinct objects, no more
@@ -858,21 +866,11 @@ class _Schemes(Collection[str]):
     def _read(self) -> frozenset[str]:
         if self._keys is None:
             graph = self._graph
-            snapshot, kind = graph.snapshot, graph.type_relation()
-            relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
-            tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
-            base = int(tails.max(initial=0)) + 1
-            pair_relations, pair_tails = np.divmod(np.unique(relations * base + tails), base)
-            distinct = np.bincount(pair_relations, minlength=snapshot.n_relations)
-            triples = np.bincount(relations, minlength=snapshot.n_relations)
-            named = np.ones(snapshot.n_relations, dtype=bool)
-            few = distinct[pair_relations] <= _VALUES_MAX  # only the values of relations with few of them are read
+            pair_relations, pair_tails, scheme = _handful_relations(graph)
+            few = scheme[pair_relations]  # only the values of relations with a handful of them are read
             for r, t in zip(pair_relations[few].tolist(), pair_tails[few].tolist(), strict=True):
                 if str(graph.node_terms[t]).startswith('"'):
-                    named[r] = False
-            scheme = (distinct >= 2) & (distinct <= np.minimum(np.sqrt(triples), _VALUES_MAX)) & named
-            if kind is not None:
-                scheme[kind] = False
+                    scheme[r] = False
             self._keys = frozenset(relation_key(graph.relation_labels[r]) for r in np.flatnonzero(scheme).tolist())
         return self._keys
 
