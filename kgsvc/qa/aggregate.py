@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.index.snapshot import GraphSnapshot
-from kgsvc.qa.kinds import Cue
+from kgsvc.qa.kinds import Cue, decade
 
 __all__ = [
     "TWO_STEP_PENALTY",
@@ -57,11 +57,13 @@ __all__ = [
     "date_relations",
     "ask_sparql",
     "greater_wins",
+    "in_decade",
     "literal_parts",
     "order_sparql",
     "pick_attribute",
     "sort_key",
     "value_kind",
+    "year_constant",
 ]
 
 ValueKind = Literal["date", "year", "number"]
@@ -141,8 +143,12 @@ def constant_key(constant: str, kind: ValueKind) -> tuple[Key, bool] | None:
     """The key of a question constant against a relation of kind ``kind``, and whether it compares years only.
 
     A year constant (``"1900"``) against dates compares the dates' years; a date constant against dates, dates;
-    any number against years or numbers, numbers.
+    any number against years or numbers, numbers. A decade (``"1940s"``) is keyed by its first year (the caller
+    tests the ten years from it: :func:`in_decade`).
     """
+    first = decade(constant)
+    if first is not None:
+        return (float(first), True) if kind == "date" else (float(first), False) if kind == "year" else None
     if kind == "date":
         if _DATE.match(constant):
             key = sort_key(constant, "date")
@@ -152,6 +158,16 @@ def constant_key(constant: str, kind: ValueKind) -> tuple[Key, bool] | None:
         return None
     key = sort_key(constant, "number")
     return None if key is None else (key, False)
+
+
+def year_constant(constant: str) -> bool:
+    """Whether ``constant`` names years (a year or a decade: ``"1962"``, ``"1960s"``), not a date or a number."""
+    return len(constant) <= 4 or decade(constant) is not None
+
+
+def in_decade(key: Key, first: Key) -> bool:
+    """Whether the year ``key`` falls in the decade from year ``first`` (``first`` … ``first + 9``)."""
+    return first <= key < first + 10
 
 
 def greater_wins(cue: Cue, kind: ValueKind) -> bool:

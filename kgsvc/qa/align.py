@@ -40,12 +40,15 @@ from dataclasses import dataclass, field
 from kgsvc.qa.exemplars import MASK, Signature, Step
 from kgsvc.qa.link import STOPWORDS, fold
 
-__all__ = ["WH_DETERMINERS", "WH_WORDS", "RelationLexicon", "question_tokens", "reading_order"]
+__all__ = ["ANSWER_DETERMINERS", "WH_DETERMINERS", "WH_WORDS", "RelationLexicon", "question_tokens", "reading_order"]
 
 _TOKEN = re.compile(r"'s\b|\w+(?:[-.]\w+)*", re.UNICODE)
 _NULL: Step = ("", False)
 #: Question words before a noun that names the class of the answer ("which movies", "what person").
 WH_DETERMINERS = frozenset({"which", "what", "whose"})
+#: The wh-determiners whose noun is the answer's class ("*which films*"); after "whose" the noun is the answer's
+#: relation ("*whose wife* is X").
+ANSWER_DETERMINERS = WH_DETERMINERS - {"whose"}
 #: Question words: each opens the question's focus, what it asks for (:func:`reading_order`).
 WH_WORDS = WH_DETERMINERS | {"when", "where", "who", "whom"}
 
@@ -136,6 +139,9 @@ def reading_order(
             order = own + [i for i in before if i not in focus] + verb + [i for i in before if i in focus]
         elif possessive:
             order = after + before
+        elif not verb and _relative_clause(tokens, at):  # "born in the town X died in": the clause's verb first
+            focus = _focus(tokens, at)
+            order = after + [i for i in before if i not in focus] + [i for i in before if i in focus]
         else:  # the wh-phrase asks for the end of the chain: read it after the entity's own words
             focus = _focus(tokens, at)
             order = [i for i in before if i not in focus] + after + [i for i in before if i in focus]
@@ -146,17 +152,82 @@ def reading_order(
     return [(i, renumber.setdefault(segment[i], len(renumber))) for i in order]
 
 
+def _relative_clause(tokens: Sequence[str], at: int) -> bool:
+    """Whether the entity at ``at`` is the subject of a relative clause that ends the question: a noun or a relative
+    word before it, and after it one verb with only function words around it ("born in the town *X died in*", "the
+    city where *X was born*", "who directed the film *X starred in*"). Its verb is then the entity's own step, read
+    before the words of the main clause. Not an inverted question ("where did X die": an auxiliary before X; "in
+    which years did the laureates of the city X win": do-support, the verb that ends it is the main one), not a
+    genitive ("the director of X"), not a clause that goes on ("the films X acted in were directed by").
+
+    >>> _relative_clause("born in the town x died in".split(), 4)
+    True
+    >>> _relative_clause("where did x die".split(), 2), _relative_clause("born in x died in".split(), 2)
+    (False, True)
+    >>> _relative_clause("in which years did laureates of the city x win".split(), 8)
+    False
+    """
+    if at == 0 or at + 1 >= len(tokens):
+        return False
+    before = tokens[at - 1]
+    stranded = tokens[-1] in _PREPOSITIONS and before in _PREPOSITIONS  # "born in [the city] X died in"
+    if before in STOPWORDS and before not in _RELATIVE_WORDS and not stranded:
+        return False
+    if before not in _RELATIVE_WORDS and _main_verb_last(tokens[:at]):
+        return False  # "in which years did the laureates of [the city] X *win*": the main verb, no clause's
+    tail = tokens[at + 1 :]  # "the films that share actors with the film X were in *which* languages": the focus
+    return sum(t not in STOPWORDS for t in tail) == 1 and WH_WORDS.isdisjoint(tail)
+
+
+#: Words that open a relative clause ("the city *where* X was born", "the film *that* X directed").
+_RELATIVE_WORDS = frozenset({"where", "that", "which", "whom", "when"})
+
+
+def _main_verb_last(tokens: Sequence[str]) -> bool:
+    """Whether the question (its ``tokens`` before the entity) is inverted so that its main verb comes last: do-support
+    after the wh-phrase ("in which years *did* the laureates … win"), or "be" / "have" before the subject's article
+    ("which institutions *were the* people … affiliated with"); not "which laureates *were born* …", whose wh-phrase
+    is the subject.
+
+    >>> _main_verb_last("which institutions were the people who shared the prize with".split())
+    True
+    >>> _main_verb_last("which laureates were born in".split())
+    False
+    """
+    first = next((i for i, t in enumerate(tokens) if t in WH_WORDS), None)
+    if first is None:
+        return False
+    k = first + 1
+    while k < len(tokens) and k - first <= 3 and tokens[k] not in STOPWORDS:  # the wh-phrase's noun
+        k += 1
+    if k >= len(tokens):
+        return False
+    return tokens[k] in _DO or (tokens[k] in _BE_HAVE and k + 1 < len(tokens) and tokens[k + 1] in _ARTICLES)
+
+
+#: Do-support, "be" and "have" as auxiliaries, and articles (:func:`_main_verb_last`).
+_DO = frozenset({"do", "does", "did"})
+_BE_HAVE = frozenset({"is", "are", "was", "were", "has", "have", "had"})
+_ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those"})
+#: Prepositions a relative clause may strand at its end ("the town X died *in*"); before the entity, one of them is
+#: what is left of "in the town" when the class noun is blanked.
+_PREPOSITIONS = frozenset({"in", "at", "on", "from", "for", "with", "by", "to", "into"})
+
+
 def _focus(tokens: Sequence[str], end: int) -> frozenset[int]:
     """The indexes of the question's **focus** before index ``end`` (the entity): its first wh-word ("which",
-    "when", "where", …) and, after "which" / "what" / "whose", the noun that follows ("in which *year* did X win the
-    prize"); empty when no wh-word comes before ``end``.
+    "when", "where", …) and, after "which" / "what", the noun that follows ("in which *year* did X win the prize");
+    empty when no wh-word comes before ``end``. The noun after "whose" is no focus: it names a relation of the
+    answer, which is its possessor ("*whose* date of death is X": the one who died on X, not a date).
 
     >>> sorted(_focus("in which year did x win the prize".split(), 4))
     [1, 2]
+    >>> sorted(_focus("whose date of death is x".split(), 4))
+    [0]
     """
     for i, token in enumerate(tokens[:end]):
         if token in WH_WORDS:
-            noun = i + 1 < end and token in WH_DETERMINERS and tokens[i + 1] not in STOPWORDS
+            noun = i + 1 < end and token in ANSWER_DETERMINERS and tokens[i + 1] not in STOPWORDS
             return frozenset({i, i + 1} if noun else {i})
     return frozenset()
 

@@ -8,6 +8,8 @@
 * passes an instance of a class the question names before its last step ("when was X given *the Nobel Prize*",
   :meth:`~CandidateFilters.passes`), or reaches one by its first step from an entity ("the city of X's
   *institution*", :meth:`~CandidateFilters.first_step_into`);
+* ends at a reason, a literal that reads "for …" ("What did X win the Nobel for?", "why …",
+  :meth:`~CandidateFilters.ends_at_reason`);
 * does not walk to a date or another literal and straight back ("X's *date of birth*" is not the people born that
   day, X's *country code* not the countries that share it, :meth:`~CandidateFilters.no_shared_literal`).
 
@@ -36,6 +38,8 @@ Keep = Callable[[CandidatePattern], bool]
 LITERAL_SAMPLE = 64
 
 _Steps = frozenset[tuple[int, bool]]
+#: How a literal that states a reason opens (:meth:`CandidateFilters.ends_at_reason`).
+_REASONS = ("for ", "in recognition of ", "because ")
 
 
 class CandidateFilters:
@@ -46,15 +50,20 @@ class CandidateFilters:
         self.graph = graph
         self._time_steps: tuple[_Steps, _Steps] | None = None
         self._class_steps: dict[frozenset[int], tuple[frozenset[int], _Steps]] = {}
+        self._reason_steps: _Steps | None = None
 
     def ends_in(self, classes: Collection[int]) -> Keep:
         """The candidates whose answers include an instance of one of ``classes`` — whose last steps can end at one
         (:func:`~kgsvc.qa.rank.class_filter`, cheap, first) and whose end set holds one
         (:func:`~kgsvc.qa.candidates.candidate_ends`: "which institutions were the X laureates affiliated with" is not
         the laureates, though laureates and institutions share the step that ends at them)."""
-        typed = self.graph.instances(classes)
-        can_end = class_filter(self.graph, typed)
-        return lambda c: can_end(c) and not typed.isdisjoint(candidate_ends(self.graph.snapshot, c))
+        return self.ends_among(self.graph.instances(classes))
+
+    def ends_among(self, nodes: frozenset[int]) -> Keep:
+        """The candidates whose answers include one of ``nodes`` (as :meth:`ends_in`, for nodes of no class: the
+        values of a classification, "which *fields* …")."""
+        can_end = class_filter(self.graph, nodes)
+        return lambda c: can_end(c) and not nodes.isdisjoint(candidate_ends(self.graph.snapshot, c))
 
     def ends_at_time(self, time: bool) -> Keep:
         """The candidates every branch of which ends with a step that can reach a date or time (``time``: "when …")
@@ -75,6 +84,30 @@ class CandidateFilters:
                 frozenset(steps_into(self.graph.snapshot, others)),
             )
         steps = self._time_steps[0 if time else 1]
+        return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
+
+    def ends_at_reason(self) -> Keep:
+        """The candidates every branch of which ends with a relation whose objects read as reasons: most of
+        :data:`LITERAL_SAMPLE` objects of the relation (evenly spaced) are literals that open with "for", "in
+        recognition of" or "because" ("for their discoveries concerning …", a prize's motivation). Nothing passes in
+        a graph without such a relation (the caller's tiers then drop the filter).
+
+        Notes
+        -----
+        O(triples) once per graph (one pass over the relations of the triples), then O(branches) per candidate."""
+        if self._reason_steps is None:
+            snapshot, terms = self.graph.snapshot, self.graph.node_terms
+            relations = np.asarray(snapshot.triple_relations)
+            tails = np.asarray(snapshot.triple_tails)
+            found: set[tuple[int, bool]] = set()
+            for r in np.unique(relations).tolist():
+                objects = tails[relations == r]
+                sample = objects[np.linspace(0, objects.size - 1, min(objects.size, LITERAL_SAMPLE)).astype(int)]
+                reasons = sum(str(terms[t]).lstrip('"\\ ').casefold().startswith(_REASONS) for t in sample.tolist())
+                if 2 * reasons > len(sample):
+                    found.add((int(r), True))
+            self._reason_steps = frozenset(found)
+        steps = self._reason_steps
         return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
 
     def passes(self, classes: frozenset[int]) -> Keep:

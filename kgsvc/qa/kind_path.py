@@ -63,11 +63,13 @@ from kgsvc.qa.aggregate import (
     count_sparql,
     counts_by_step,
     greater_wins,
+    in_decade,
     order_sparql,
     pick_attribute,
+    year_constant,
 )
 from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_ends, candidate_pattern
-from kgsvc.qa.kinds import QuestionKind, constants, cue_window
+from kgsvc.qa.kinds import QuestionKind, constants, cue_window, decade
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_nouns import blank_spans, says_shared, unread_class_nouns
@@ -105,12 +107,14 @@ def answer_kind(
     started: float,
     opts: QAOptions,
     types: Sequence[TypeMention] = (),
+    exists: bool = False,
 ) -> Answer:
     """The :class:`~kgsvc.qa.result.Answer` of a question of ``kind`` (module docstring).
 
     ``base`` holds the fields the pipeline has filled (question, dataset, strategy, mentions); ``timings`` gets
     ``pattern``, ``match``, ``answer`` and ``total``. ``types``: the question's class-noun mentions
-    (:meth:`~kgsvc.qa.link.EntityLinker.link_types`).
+    (:meth:`~kgsvc.qa.link.EntityLinker.link_types`). With ``exists`` (:attr:`~kgsvc.qa.question_form.Reworded.exists`:
+    "was any woman among …"), a count is answered yes or no: whether it is above zero.
     """
     if kind.constant is not None:  # the number is compared by value, not linked as a node
         spans = [s for s in spans if constants(s.text) != [s.text.strip()]]
@@ -124,7 +128,7 @@ def answer_kind(
         if not spans and not kind.over_a_class:
             raise _Refused("it names no entity of the graph to start from, only a number or date")
         if kind.kind == "count":
-            return path.count()
+            return _exists(path.count(), spans) if exists else path.count()
         if kind.kind == "ask":
             return path.ask()
         if kind.kind == "ordering":
@@ -290,8 +294,10 @@ class _KindPath:
         """The cue's hint and the words around the cue (:func:`~kgsvc.qa.kinds.cue_window`); without
         ``items_noun``, less the words of the noun whose things are ranked: "the youngest *laureate*" names no
         attribute, and read it spells one through another relation (*laureate award* → *year*)."""
-        window = cue_window(self.question, self.kind, [(s.start, s.end) for s in self.spans])
-        hint = self.kind.cue.hint if self.kind.cue is not None else ""
+        in_ten = self.kind.constant is not None and decade(self.kind.constant) is not None
+        # "born in X and died in the 1970s": the two words before a decade say whose year it is
+        window = cue_window(self.question, self.kind, [(s.start, s.end) for s in self.spans], width=2 if in_ten else 3)
+        hint = self.kind.cue.hint if self.kind.cue is not None else "year" if in_ten else ""
         if not items_noun:
             noun = set(fold(self.kind.noun).split())
             window = " ".join(w for w in window.split() if fold(w) not in noun)
@@ -521,7 +527,7 @@ class _KindPath:
         anchors = {b.anchor for b in candidate.branches}
         items = sorted(ends - anchors if typed is None else (ends - anchors) & typed)
         attributes = self.constant_attributes(items)  # the items' own values, and one step away (their prize's year)
-        years = self.kind.constant is not None and len(self.kind.constant) <= 4
+        years = self.kind.constant is not None and year_constant(self.kind.constant)
         attribute = pick_attribute(
             attributes,
             len(items),
@@ -554,7 +560,8 @@ class _KindPath:
 
     def passes(self, attribute: Attribute) -> tuple[Callable[[int], bool], str, str]:
         """The test a value node passes against the question's constant (its cue's comparison; equality without a
-        cue: "died *in* 1962"), the SPARQL filter on ``?value``, and its operator."""
+        cue: "died *in* 1962"; a year in the decade: "*in the* 1940s"), the SPARQL filter on ``?value``, and its
+        operator."""
         cue, constant = self.kind.cue, self.kind.constant
         assert constant is not None
         parsed = constant_key(constant, attribute.kind)
@@ -562,14 +569,15 @@ class _KindPath:
             raise _Refused(f"{constant!r} cannot be compared with the values of the answers")
         bound, years = parsed
         greater = None if cue is None else greater_wins(cue, attribute.kind)
+        test_key = _key_test(bound, greater, decade(constant) is not None)
 
         def test(value: int) -> bool:
             key = attribute.key_of(self.term(value), years=years)
-            return key is not None and (key == bound if greater is None else compare(key, bound, greater))
+            return key is not None and test_key(key)
 
-        literal = str(int(bound)) if years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
-        operator = "=" if greater is None else ">" if greater else "<"
-        return test, f"{attribute.key_sparql('?value', years=years)} {operator} {literal}", operator
+        key = attribute.key_sparql("?value", years=years)
+        whole = years or attribute.kind == "year"
+        return test, *_sparql_test(key, bound, greater, decade(constant) is not None, whole, attribute.kind)
 
     def filtered(self, *, count: bool) -> Answer:
         ranked = self.select(self.words, want_attribute=True)
@@ -619,7 +627,7 @@ class _KindPath:
             self.attribute_text(items_noun=False),
             self.graph.relation_labels,
             self.graph.embed,
-            need_years=len(constant) <= 4,
+            need_years=year_constant(constant),
         )
         if attribute is None:
             raise _Refused("the things it names have no date or number to compare")
@@ -952,9 +960,13 @@ class _KindPath:
 
     def constant_attributes(self, items: Sequence[int]) -> list[Attribute]:
         """The attributes of ``items`` a constant of the question can filter: the dates only when no cue compares
-        ("died *in* 1962": :meth:`~kgsvc.qa.pipeline.QuestionAnswerer._year_of_date` read the verb as a date's)."""
+        ("died *in* 1962": :meth:`~kgsvc.qa.pipeline.QuestionAnswerer._year_of_date` read the verb as a date's),
+        dates and years for a decade ("won in the 1910s": the year of the prize)."""
         attributes = self.attributes_of(items)
-        return [a for a in attributes if a.kind == "date"] if self.kind.cue is None else attributes
+        if self.kind.cue is not None:
+            return attributes
+        kinds = ("date", "year") if decade(self.kind.constant or "") is not None else ("date",)
+        return [a for a in attributes if a.kind in kinds]
 
     def compared(self) -> tuple[list[int], Attribute, dict[int, list[tuple[Match, _Chosen]]]]:
         """The best node of each compared mention (:meth:`pair`), the attribute they share, and each one's value
@@ -1116,7 +1128,7 @@ class _KindPath:
         if constant is None or not self.spans or not self.spans[0].nodes:
             raise _Refused("a comparison needs two entities, or an entity and a number or date")
         node = self.valued(self.spans[0])
-        years = len(constant) <= 4
+        years = year_constant(constant)
         self.timings["pattern"] = time.perf_counter() - self.t0
         attribute = pick_attribute(
             self.attributes_of([node]),
@@ -1140,16 +1152,15 @@ class _KindPath:
         ]
         if not keys:
             raise _Refused(f"{self.spans[0].text!r} has no value to compare with {constant}")
-        if cue is None:  # "was X born in 1942?": equality
-            truth = any(k == bound for k, _ in keys)
-            operator = "="
-        else:
-            greater = greater_wins(cue, attribute.kind)
-            truth = any(compare(k, bound, greater) for k, _ in keys)
-            operator = ">" if greater else "<"
-        literal = str(int(bound)) if as_years or attribute.kind == "year" else _sparql_number(bound, attribute.kind)
+        greater = None if cue is None else greater_wins(cue, attribute.kind)  # no cue: "was X born in 1942?"
+        in_ten = decade(constant) is not None
+        test_key = _key_test(bound, greater, in_ten)
+        truth = any(test_key(k) for k, _ in keys)
+        key = attribute.key_sparql("?a", years=as_years)
+        whole = as_years or attribute.kind == "year"
+        condition, operator = _sparql_test(key, bound, greater, in_ten, whole, attribute.kind)
         lines = self.attribute_lines(self.term(node), "?a", attribute, "?m")
-        sparql = ask_sparql(lines, filters=[f"{attribute.key_sparql('?a', years=as_years)} {operator} {literal}"])
+        sparql = ask_sparql(lines, filters=[condition])
         label = attribute.label(self.graph.relation_labels)
         items = [self.answer_term(node, m.gsd, by=m.node_map[-1]) for _, m in keys]
         said = "; ".join(f"{a.label}: {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
@@ -1465,6 +1476,21 @@ def _triples_text(evidence: Evidence) -> str:
     return ", ".join(f"{t.head.label} {t.relation.label} {t.tail.label}" for t in evidence.triples)
 
 
+def _exists(counted: Answer, spans: Sequence[LinkedSpan]) -> Answer:
+    """A count's answer as the yes/no answer of whether any is counted ("Was any woman among the winners of X?":
+    yes when the count of the women among them is above zero); a failed answer as it is. A value the question names
+    (a span read off a noun, "woman" → *female*) that the counted pattern does not hold means that no member of the set
+    holds it (a path through it matched nothing, and the count fell back to another): no."""
+    if not counted.grounded or not counted.answers:
+        return counted
+    values = {s.text for s in spans if s.method == "value"}
+    held = counted.pattern is not None and any(t.head in values or t.tail in values for t in counted.pattern.triples)
+    truth = counted.answers[0].value not in ("0", "") and (held or not values)
+    said = counted.text.rstrip(".") if held or not values else f"none is {', '.join(sorted(values))}"
+    text = f"{'Yes' if truth else 'No'} ({said})."
+    return counted.model_copy(update={"kind": "ask", "truth": truth, "answers": [_yes_no(truth)], "text": text})
+
+
 def _yes_no(truth: bool) -> AnswerTerm:
     value = "true" if truth else "false"
     return AnswerTerm(
@@ -1474,6 +1500,30 @@ def _yes_no(truth: bool) -> AnswerTerm:
         datatype="http://www.w3.org/2001/XMLSchema#boolean",
         gsd=0.0,
     )
+
+
+def _key_test(bound: float, greater: bool | None, in_ten: bool) -> Callable[[float], bool]:
+    """The test of a value's key against a constant's: its comparison (``greater``), equality without one; for a
+    decade (``in_ten``), its ten years, or, compared, before its first year or after its last ("after the 1950s")."""
+    if in_ten and greater is None:
+        return lambda key: in_decade(key, bound)
+    if in_ten and greater:
+        return lambda key: key >= bound + 10
+    if greater is None:
+        return lambda key: key == bound
+    return lambda key: compare(key, bound, greater)
+
+
+def _sparql_test(key: str, bound: float, greater: bool | None, in_ten: bool, whole: bool, kind: str) -> tuple[str, str]:
+    """The SPARQL filter of :func:`_key_test` on the expression ``key`` (``whole``: years, written as integers),
+    and its operator (``=`` for equality and for a decade)."""
+    literal = str(int(bound)) if whole else _sparql_number(bound, kind)
+    if in_ten and greater is None:
+        return f"{key} >= {literal} && {key} < {int(bound) + 10}", "="
+    if in_ten and greater:
+        return f"{key} >= {int(bound) + 10}", ">"
+    operator = "=" if greater is None else ">" if greater else "<"
+    return f"{key} {operator} {literal}", operator
 
 
 def _sparql_number(key: float, kind: str) -> str:

@@ -144,6 +144,19 @@ _INSTITUTION_WORDS = _ORGANISATION_HEADS | frozenset(
 )
 #: An organisation's name written "<head> of <name>" ("University of Basel"), for its alias "<name> <head>".
 _OF_NAME = re.compile(r"^(?P<head>[A-Z]\w+) of (?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)?)$")
+#: An organisation's name with its place after "of" ("Royal Institution of Great Britain"), which people leave out:
+#: one to three capitalised words and a head noun, "of", one to three capitalised words.
+_NAME_OF_PLACE = re.compile(
+    r"^(?P<name>(?:[A-Z][\w'.-]* ){1,3}(?P<head>[A-Z]\w+)) of (?P<place>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})$"
+)
+#: The head nouns of :data:`_NAME_OF_PLACE`.
+_NAMED_HEADS = _INSTITUTION_WORDS | {"Institution"}
+#: What an institution's "of …" names when it is its subject, not its place ("Massachusetts Institute *of
+#: Technology*"): part of the name.
+_SUBJECTS = frozenset(
+    "Technology Science Sciences Medicine Arts Art Engineering Physics Chemistry Economics Music Law Mines Design "
+    "Pharmacy Physicians Surgeons Agriculture Letters Research Health".split()
+)
 #: The label distance of a homonym whose qualifier the question does not name when another's it does ("Madison,
 #: Wisconsin": *Madison, NJ*), and of an organisation found without its head noun beside a name written so; its
 #: matches rank below the others' by GSD.
@@ -209,6 +222,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     [('Enrico Fermi Institute', ''), ('University of Chicago', '')]
     >>> aliases("Shimadzu Corp."), aliases("Yukawa Institute (YITP), Kyoto University")[:2]
     ([('Shimadzu', 'Corp.')], [('Yukawa Institute (YITP)', 'Kyoto University'), ('Yukawa Institute', 'YITP')])
+    >>> aliases("Royal Institution of Great Britain")
+    [('Royal Institution', 'Great Britain')]
     >>> aliases("Basel University"), aliases("University of Basel")
     ([('University of Basel', ''), ('Basel', 'University')], [('Basel University', '')])
     """
@@ -241,6 +256,9 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     of = _OF_NAME.match(label)
     if of is not None and of.group("head") in _ORGANISATION_HEADS:
         found.append((f"{of.group('name')} {of.group('head')}", ""))
+    place = _NAME_OF_PLACE.match(label)
+    if place is not None and place.group("head") in _NAMED_HEADS and not _SUBJECTS & set(place.group("place").split()):
+        found.append((place.group("name"), place.group("place")))  # "the Royal Institution" (of Great Britain)
     particle = next((i for i, t in enumerate(tokens) if i >= 2 and t in _NAME_PARTICLES), None)
     given = tokens[:particle] if particle is not None else []
     if given and all(_NAME_TOKEN.match(t) and t not in _INSTITUTION_WORDS for t in given) and len(tokens) <= 8:

@@ -79,7 +79,9 @@ from kgsvc.qa.question_nouns import (
     ASKED_PREDICATE,
     OF_PHRASE,
     PREDICATE_NOUN,
+    asked_head_words,
     asks_for,
+    asks_reason,
     asks_time,
     blank_spans,
     genitive_nouns,
@@ -210,8 +212,10 @@ class QuestionAnswerer:
         """The classes the question asks for: those of the noun right after "which" / "what" (:meth:`_noun_classes`:
         "which *institution*", "which Nobel Prize *winners*"); for a question that asks "who" / "whom"
         (:func:`~kgsvc.qa.question_form.asks_who`), the class nearest to "person" (none in a graph without classes,
-        or without one close to it). Second, the class mentions that only modify the asked noun ("which *Nobel Prize*
-        winners"): they name no relation to walk."""
+        or without one close to it), and, when a word after the first entity says it shares something, the entity's
+        classes: who shares with it may be of its kind ("Whom did <an organisation> share its Nobel with?"; not "who
+        shared a prize with someone from <an organisation>"). Second, the class mentions that only modify the asked
+        noun ("which *Nobel Prize* winners"): they name no relation to walk."""
         asked: list[int] = []
         modifiers: list[TypeMention] = []
         for i, t in enumerate(types):
@@ -221,6 +225,9 @@ class QuestionAnswerer:
                 modifiers.extend([modifier] if modifier is not None else [])
         if not asked and asks_who(question):
             asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
+            if asked and spans and spans[0].nodes and says_shared(question[spans[0].end :]):
+                # "Whom did the Friends Service Council share its Nobel with?": one of its kind, an organisation too
+                asked += sorted(self.graph.types(spans[0].nodes[0][0]))
         return list(dict.fromkeys(asked)), modifiers
 
     def _noun_classes(
@@ -364,6 +371,16 @@ class QuestionAnswerer:
         noun = kind.noun or answer_noun(question, [(s.start, s.end) for s in kept if s.text.strip() != year])
         return dataclasses.replace(kind, constant=year, cue_at=at, noun=noun), kept  # the verb names the date
 
+    def _scheme_asked(self, question: str) -> frozenset[int]:
+        """The values of the graph's one classification when the noun the question asks for is a classifier noun
+        ("Which Nobel *fields* saw a prize in 1943?", "In which *discipline* …": :meth:`~kgsvc.qa.rank.CandidateRanker.
+        scheme_values`); empty otherwise."""
+        for word in reversed(asked_head_words(question)):  # the head first: "which Nobel *fields*"
+            values = self.ranker.scheme_values(word)
+            if values:
+                return values
+        return frozenset()
+
     def _holds_kind_of(self, spans: Sequence[LinkedSpan], value: int) -> bool:
         """Whether a linked entity has an edge of the relation whose value ``value`` is ("Was X a *woman*?" asks X's
         own *gender*); a value further away ("Was X a *physicist*?", the category of X's prize) is not read here,
@@ -445,7 +462,7 @@ class QuestionAnswerer:
         if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
 
-            return answer_kind(self, question, kind, spans, base, timings, started, opts, linked.types)
+            return answer_kind(self, question, kind, spans, base, timings, started, opts, linked.types, form.exists)
 
         t0 = time.perf_counter()
         chosen: _Chosen | None = None
@@ -468,7 +485,10 @@ class QuestionAnswerer:
             through = passed_classes(question, spans, linked.types, modifiers, self.graph) if when else []
             # "which country is the city of X's *institution* in": the first step from X reaches an institution
             owned = self._genitive_classes(question, spans, linked.types, asked) if asked or when is not None else []
-            chosen = self._grounded_pattern(question, spans, opts, inferred, asked, when, read, needed, through, owned)
+            among = frozenset() if asked else self._scheme_asked(question)  # "which *fields* …": a category's values
+            chosen = self._grounded_pattern(
+                question, spans, opts, inferred, asked, when, read, needed, through, owned, among
+            )
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -666,6 +686,7 @@ class QuestionAnswerer:
         needed: frozenset[int] = frozenset(),
         through: Sequence[frozenset[int]] = (),
         owned: Sequence[tuple[int, frozenset[int]]] = (),
+        among: frozenset[int] = frozenset(),
     ) -> _Chosen | None:
         """The best-ranked grounded candidate (or the LLM's choice among the top ones). With ``classes`` (those of the
         class noun the question asks for: "which *albums* …", not "the *people* who …"), only candidates that can end at
@@ -673,8 +694,11 @@ class QuestionAnswerer:
         With ``time`` (:func:`~kgsvc.qa.question_nouns.asks_time`: ``True`` for "when …", ``False`` for "where …"), only
         candidates whose last steps can end at a date or time (:meth:`QAGraph.times`), or at something else, are ranked,
         when any are; with a category value read off the asked noun (:meth:`_value_noun`), only candidates whose answer
-        holds it. Readings of the question's structure come on top, and are dropped first when no candidate fits them
-        all: with ``needed`` (:func:`~kgsvc.qa.question_nouns.modifying_mentions`: "which *physics* laureates"), only
+        holds it; with ``among`` (:meth:`_scheme_asked`), only candidates that can end at one of those nodes; for a
+        question that asks why (:func:`~kgsvc.qa.question_nouns.asks_reason`), only candidates that end at a reason
+        (:meth:`~kgsvc.qa.keeps.CandidateFilters.ends_at_reason`), whatever class the question names.
+        Readings of the question's structure come on top, and are dropped first when no candidate fits them all:
+        with ``needed`` (:func:`~kgsvc.qa.question_nouns.modifying_mentions`: "which *physics* laureates"), only
         candidates that use those mentions; with ``through`` (:func:`~kgsvc.qa.question_nouns.passed_classes`), only
         those that pass an instance of each class (:meth:`~kgsvc.qa.keeps.CandidateFilters.passes`); in a question with
         no share cue, none that walks to a date or another literal and straight back
@@ -684,8 +708,13 @@ class QuestionAnswerer:
         extra = list(inferred or ())
         text = question if read is None else read
         keeps = [] if time is None else [self.filters.ends_at_time(time)]
-        if classes:
+        reason = asks_reason(question)  # "What were the winners born in X recognised for?": a motivation, no winner
+        if classes and not reason:
             keeps.append(self.filters.ends_in(classes))
+        if among:
+            keeps.append(self.filters.ends_among(among))
+        if reason:
+            keeps.append(self.filters.ends_at_reason())
         values = {m for m, s in enumerate(spans) if s.method == "value"}
         if values:  # "which *women* …": the answer is what holds the value, one step from it
             keeps.append(

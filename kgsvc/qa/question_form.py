@@ -24,11 +24,14 @@ first read as its question (:func:`as_question`):
   twelve with brackets: "Nobel laureates born in the Russian Empire (now Russia) who won in 1978");
 * a question asked after its subject is asked before it ("Nobel-winning women born in X — who are they?" → "who are
   Nobel-winning women born in X"), and a closing "please" is left out;
+* whether any of a set is something is asked as its count ("Was any woman among the winners of X?" → "how many
+  woman among the winners of X?", :attr:`Reworded.exists`: yes when the count is above zero);
 * a count asked after the set it counts is asked before it ("Of the laureates born in X, how many were women?" →
   "how many laureates born in X were women?", the second "how many" blanked in place);
 * an idiom for dying or being born is read as its plain verb, written over in place ("When did X breathe their last"
-  → "When did X die", "the laureates we lost" → "we died", padded with spaces), and a date written in words as its
-  ISO form ("July 15, 1918" → "1918-07-15"): the rewrites inside the question, which keep every offset.
+  → "When did X die", "the laureates we lost" → "we died", padded with spaces), a date written in words as its
+  ISO form ("July 15, 1918" → "1918-07-15"), and a compound of a name and a participle as two words ("Spain-born" →
+  "Spain born", "prize-winners"): the rewrites inside the question, which keep every offset.
 
 English grammar only: nothing here names a graph's relations or a benchmark's templates. "Count …" is left to
 :mod:`kgsvc.qa.kinds`, which reads it as a count.
@@ -93,6 +96,10 @@ _IDIOMS = [
     (re.compile(r"(?<=\bwe\s)lost\b(?=\s+(?:in|on|during)\b)"), "died"),
     (re.compile(r"(?<=\bdid\swe\s)lose\b(?=\s+(?:in|on|during)\b)"), "die"),
 ]
+#: A compound whose second word is a participle or agent noun ("Spain-born", "prize-winners"): read as two words (the
+#: hyphen written over by a space), so that the participle names its relation and the first word links on its own.
+#: English only; a name's own hyphen ("Euler-Chelpin") and an adjective ("prize-winning work") are left alone.
+_COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=(?:born|bred|based|educated|trained|raised|winners?)\b)", re.I)
 _MONTHS = "january february march april may june july august september october november december".split()
 _MONTH = r"(?P<month>" + "|".join([*_MONTHS, *(m[:3] for m in _MONTHS)]) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -107,6 +114,11 @@ _WRITTEN_DATES = [
 _OF_THE_MANY = re.compile(
     r"^\W*(?:out\s+of|of|among)\s+(?:all\s+)?(?:the\s+|those\s+|these\s+)?(?=[^,?]+?(?P<many>,\s*how\s+many)\b)",
     re.IGNORECASE,
+)
+#: Whether any of a set is something ("Was any woman among the winners of X?", "any women among the 1904 peace
+#: laureates"): read as the count "how many women among the winners of X", answered yes when it is not zero.
+_ANY_AMONG = re.compile(
+    r"^\W*(?:(?:is|are|was|were|has|have)\s+(?:there\s+)?)?any\s+(?=[^\W\d_]+\s+(?:among|of)\s)", re.IGNORECASE
 )
 #: A closing "please" ("Dates of death for X, please."): a courtesy, no part of what is asked.
 _PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
@@ -139,6 +151,7 @@ class Reworded:
     text: str
     kept: int = 0
     shift: int = 0
+    exists: bool = False  # "was any … among …": the count's text, asked whether it is above zero
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """The span of ``original`` that ``text[start:end]`` reads (a span inside the rewritten command maps to
@@ -169,10 +182,15 @@ def as_question(question: str) -> Reworded:
     'Things We Lost in the Fire'
     >>> as_question("Which Nobel laureate was born on July 15, 1918?").text
     'Which Nobel laureate was born on 1918-07-15   ?'
+    >>> as_question("Who, among the Spain-born laureates, died in the 1980s?").text
+    'Who, among the Spain born laureates, died in the 1980s?'
     >>> as_question("Dates of death for the laureates of X, please.").text
     'Dates of death for the laureates of X'
     >>> as_question("Of the laureates born in Persia, how many were women?").text
     'how many laureates born in Persia           were women?'
+    >>> form = as_question("Was any woman among the winners of X?")
+    >>> form.text, form.exists
+    ('how many woman among the winners of X?', True)
     >>> as_question("Is it true that X was born in Y?").text
     'Is it true that X was born in Y?'
     >>> as_question("the films that share actors with X were released in which years").text
@@ -184,6 +202,10 @@ def as_question(question: str) -> Reworded:
     courtesy = _PLEASE.search(question)
     if courtesy is not None and courtesy.start() > 0:
         return dataclasses.replace(as_question(question[: courtesy.start()]), original=question)
+    any_of = _ANY_AMONG.match(question)
+    if any_of is not None:
+        rest = any_of.end()
+        return Reworded(question, "how many " + question[rest:], kept=rest, shift=len("how many ") - rest, exists=True)
     many = _OF_THE_MANY.match(question)
     if many is not None:
         rest, (a, b) = many.end(), many.span("many")
@@ -219,13 +241,14 @@ def as_question(question: str) -> Reworded:
 
 
 def _plain_idioms(question: str) -> str:
-    """``question`` with each of :data:`_IDIOMS` written over by its plain verb, and each date of
-    :data:`_WRITTEN_DATES` by its ISO form, padded to the length of what they replace."""
+    """``question`` with each of :data:`_IDIOMS` written over by its plain verb, each date of
+    :data:`_WRITTEN_DATES` by its ISO form, padded to the length of what they replace, and the hyphen of each
+    compound of :data:`_COMPOUND` by a space."""
     for pattern, verb in _IDIOMS:
         question = pattern.sub(lambda m, verb=verb: verb.ljust(len(m.group(0))), question)  # type: ignore[misc]
     for pattern in _WRITTEN_DATES:
         question = pattern.sub(_iso_date, question)
-    return question
+    return _COMPOUND.sub(" ", question)
 
 
 def _iso_date(m: re.Match[str]) -> str:

@@ -35,7 +35,9 @@ __all__ = [
     "ASKED_NOUN",
     "OF_PHRASE",
     "PREDICATE_NOUN",
+    "asked_head_words",
     "asks_for",
+    "asks_reason",
     "asks_time",
     "blank_spans",
     "genitive_nouns",
@@ -52,6 +54,8 @@ __all__ = [
 
 #: The noun a question asks for, right after its wh-phrase ("Which *women* …", "How many *physicists* …").
 ASKED_NOUN = re.compile(r"\W*(?:which|what|how\s+many)\s+([^\W\d_]+)\b", re.IGNORECASE)
+#: The first words after the question's opening wh-word ("Which *Nobel fields saw a* prize"): :func:`asked_head_words`.
+_ASKED_WORDS = re.compile(r"\W*(?:in\s+|of\s+)?(?:which|what)((?:\s+[^\W\d_]+){1,4})", re.IGNORECASE)
 #: The noun a copula ends a question with, the predicate of its subject ("how many laureates born in X were *women*?",
 #: "which of them are *physicists*").
 PREDICATE_NOUN = re.compile(r"\b(?:were|are|was|is)\s+(?:an?\s+)?([^\W\d_]+)\W*$", re.IGNORECASE)
@@ -78,6 +82,14 @@ _SHARED_WORDS = SHARE_CUES | {"else"}
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten dozen few several many".split())
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
 _WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
+#: A question that asks for a reason: "why …", "what" and an auxiliary with a "for" that ends it ("What did X win
+#: the Nobel for?", "What were the winners born in X recognised for?"), or a noun that names one ("the official
+#: *citation for* the 1994 peace prize", "the *motivation of* …").
+_REASON = re.compile(
+    r"\W*why\b|\W*what\s+(?:did|does|do|was|were|is|are|has|have|had)\b.*\bfor\W*$"
+    r"|.*\b(?:motivation|citation|reason|rationale)s?\s+(?:for|of|behind)\b",
+    re.IGNORECASE | re.DOTALL,
+)
 #: What lies between an entity and the noun its genitive names ("X|'s |institution").
 _GENITIVE = re.compile(r"\s*['\u2019]s\s+")
 #: A time clause after the main one, about its subject ("… working at *when he got the Nobel Prize*", "… place of
@@ -145,6 +157,36 @@ def asks_time(question: str) -> bool | None:
     """
     m = _WHEN_WHERE.match(question)
     return None if m is None else m.group(1).lower() == "when"
+
+
+def asks_reason(question: str) -> bool:
+    """Whether ``question`` asks why (:data:`_REASON`): the answer is a "for …" phrase, such as a prize's motivation.
+
+    >>> asks_reason("What did Erwin Neher win the Nobel for?"), asks_reason("What team does X play for?")
+    (True, False)
+    """
+    return _REASON.match(question) is not None
+
+
+def asked_head_words(question: str) -> list[str]:
+    """The words that may be the head of the noun the question opens by asking for (folded): the word right after
+    "which" / "what", and the next one after a modifier ("which Nobel *fields*"); none followed by "of" ("what *type*
+    of religion is X", "what kind of films did X make": the noun after "of" is the head).
+
+    >>> asked_head_words("Which Nobel fields saw a prize in 1943?"), asked_head_words("what sort of movie is X")
+    (['nobel', 'fields'], [])
+    """
+    m = _ASKED_WORDS.match(question)
+    if m is None:
+        return []
+    words = [w.casefold() for w in m.group(1).split()] + ["", "", ""]
+    found = []
+    for i in (0, 1):
+        if i == 1 and words[0] in STOPWORDS:
+            break
+        if words[i] and words[i] not in STOPWORDS and words[i + 1] != "of":
+            found.append(words[i])
+    return found
 
 
 def asks_for(question: str, start: int, spans: Sequence[LinkedSpan]) -> bool:

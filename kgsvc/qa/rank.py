@@ -328,6 +328,20 @@ class CandidateRanker:
             return None
         return int(nodes[best]), float(cosines[best])
 
+    def scheme_values(self, noun: str) -> frozenset[int]:
+        """The values of the graph's one classification (:attr:`GraphLexicon.schemes
+        <kgsvc.qa.zeroshot.GraphLexicon.schemes>`) when ``noun`` (folded) is a classifier noun that spells no relation
+        label ("which *fields*" in a graph whose prizes have a *category*: physics, chemistry, …); empty otherwise,
+        and in a graph with no or several classifications (which one the word means is not told by the word)."""
+        lexicon = self.graph_lexicon
+        schemes = lexicon.schemes
+        if len(schemes) != 1 or not lexicon.classifies(noun):
+            return frozenset()
+        (key,) = schemes
+        nodes, relations, _ = self.category_values()
+        owners = [r for r in np.unique(relations).tolist() if relation_key(self.graph.relation_labels[r]) == key]
+        return frozenset(nodes[np.isin(relations, owners)].tolist())
+
     def person_likeness(self, step: tuple[int, bool]) -> float:
         """How much the nodes that ``step`` ``(relation, outgoing)`` ends at read as people by their names: the mean,
         over up to 16 of them evenly spaced in id order, of the cosine of the label to "a person's name" minus its

@@ -85,7 +85,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from kgsvc.qa.align import WH_DETERMINERS, WH_WORDS, RelationLexicon
+from kgsvc.qa.align import ANSWER_DETERMINERS, WH_DETERMINERS, WH_WORDS, RelationLexicon
 from kgsvc.qa.exemplars import Step
 from kgsvc.qa.link import STOPWORDS
 
@@ -320,9 +320,9 @@ def _role(word: str) -> tuple[str, str]:
 
 def _answer_word(tokens: Sequence[str]) -> int | None:
     """The token index of the first word of the answer's noun phrase: right after the question's first wh-word when
-    that is a determiner ("which *football* club", "what *sex* is"; not "whose" inside a relative clause after
-    "when did …"), or after the article of a request that opens the question ("name a *player* who …", "list the
-    *clubs* in X"); ``None`` when there is none or it is not a content word."""
+    that is a determiner other than "whose" ("which *football* club", "what *sex* is"; "*whose* wife" names the
+    answer's relation, not its class), or after the article of a request that opens the question ("name a *player*
+    who …", "list the *clubs* in X"); ``None`` when there is none or it is not a content word."""
     at = None
     if tokens and tokens[0] in REQUESTS:
         k = 1
@@ -331,7 +331,7 @@ def _answer_word(tokens: Sequence[str]) -> int | None:
         at = k if k > 1 else None
     if at is None:
         first = next((i for i, t in enumerate(tokens) if t in WH_WORDS), None)
-        at = first + 1 if first is not None and tokens[first] in WH_DETERMINERS else None
+        at = first + 1 if first is not None and tokens[first] in ANSWER_DETERMINERS else None
     if at is None or at >= len(tokens) or tokens[at] in FUNCTION_WORDS or tokens[at] in SHARE_CUES:
         return None
     return at
@@ -738,7 +738,7 @@ def class_words(tokens: Sequence[str]) -> frozenset[str]:
         after = tokens[i + 1]
         if (
             t not in FUNCTION_WORDS
-            and (tokens[i - 1] in WH_DETERMINERS or i == request)
+            and (tokens[i - 1] in ANSWER_DETERMINERS or i == request)
             and (after not in FUNCTION_WORDS or after in SHARE_CUES)
         ):
             out.add(t)
@@ -959,7 +959,7 @@ class GraphLexicon(RelationLexicon):
         parts = content_words(key)
         if any(stem_match(word, p) for p in parts):
             sim = 1.0
-        elif key in self.schemes and len(self.schemes) == 1 and self._classifies(word):
+        elif key in self.schemes and len(self.schemes) == 1 and self.classifies(word):
             sim = 1.0  # "in which *field*" spells the graph's one classification
         else:
             self._embed([word, key, *parts])
@@ -970,7 +970,7 @@ class GraphLexicon(RelationLexicon):
         self._sims[(word, key)] = sim
         return sim
 
-    def _classifies(self, word: str) -> bool:
+    def classifies(self, word: str) -> bool:
         """Whether ``word`` is a noun of :data:`CLASSIFIER_NOUNS` that spells no relation label of the graph (in a
         film graph "genre" is *has genre*'s, not any classification's)."""
         return any(stem_match(word, c) for c in CLASSIFIER_NOUNS) and not any(
