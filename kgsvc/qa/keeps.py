@@ -86,11 +86,11 @@ class CandidateFilters:
         steps = self._time_steps[0 if time else 1]
         return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
 
-    def ends_at_reason(self) -> Keep:
+    def ends_at_reason(self) -> Keep | None:
         """The candidates every branch of which ends with a relation whose objects read as reasons: most of
         :data:`LITERAL_SAMPLE` objects of the relation (evenly spaced) are literals that open with "for", "in
-        recognition of" or "because" ("for their discoveries concerning …", a prize's motivation). Nothing passes in
-        a graph without such a relation (the caller's tiers then drop the filter).
+        recognition of" or "because" ("for their discoveries concerning …", a prize's motivation). ``None`` in a
+        graph without such a relation (PathQuestion's "why did X die" asks for a *cause of death*, a node).
 
         Notes
         -----
@@ -108,6 +108,8 @@ class CandidateFilters:
                     found.add((int(r), True))
             self._reason_steps = frozenset(found)
         steps = self._reason_steps
+        if not steps:
+            return None
         return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
 
     def passes(self, classes: frozenset[int]) -> Keep:

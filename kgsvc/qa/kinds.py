@@ -118,7 +118,7 @@ _BARE = {
 
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
 _COUNT = re.compile(
-    r"^\s*(?:in\s+)?how\s+many\b|\bthe\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
+    r"^\s*(?:in\s+)?how\s+many\b|\b(?:the|what)\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
     r"|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b|^\s*count\b",
     re.I,
 )

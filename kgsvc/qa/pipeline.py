@@ -708,13 +708,18 @@ class QuestionAnswerer:
         extra = list(inferred or ())
         text = question if read is None else read
         keeps = [] if time is None else [self.filters.ends_at_time(time)]
-        reason = asks_reason(question)  # "What were the winners born in X recognised for?": a motivation, no winner
-        if classes and not reason:
+        # "What were the winners born in X recognised for?": a motivation, no winner ("Why Worry?" is a title)
+        reasons = (
+            self.filters.ends_at_reason()
+            if asks_reason(mask_question(question, [(s.start, s.end) for s in spans]))
+            else None
+        )
+        if classes and reasons is None:
             keeps.append(self.filters.ends_in(classes))
         if among:
             keeps.append(self.filters.ends_among(among))
-        if reason:
-            keeps.append(self.filters.ends_at_reason())
+        if reasons is not None:
+            keeps.append(reasons)
         values = {m for m, s in enumerate(spans) if s.method == "value"}
         if values:  # "which *women* …": the answer is what holds the value, one step from it
             keeps.append(
