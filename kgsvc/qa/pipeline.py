@@ -84,6 +84,7 @@ from kgsvc.qa.question_nouns import (
     asks_reason,
     asks_time,
     blank_spans,
+    clause_nouns,
     genitive_nouns,
     heads,
     modifying_mentions,
@@ -134,6 +135,7 @@ class _Chosen:
     signature: Signature | None = None
     candidate: CandidatePattern | None = None
     kind_spec: dict[str, Any] | None = None  # the kind an LLM pattern declares (kgsvc.qa.kinds.from_spec)
+    typed: dict[int, frozenset[int]] = field(default_factory=dict)  # pattern node -> classes, one of which it is of
 
 
 @dataclass
@@ -287,6 +289,45 @@ class QuestionAnswerer:
             if classes and classes.isdisjoint(asked):
                 found.append((mention, classes))
         return found
+
+    def _clause_classes(self, question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, frozenset[int]]]:
+        """For each relative clause whose subject is a linked entity (:func:`~kgsvc.qa.question_nouns.clause_nouns`:
+        "born in the *town* X died in"), the entity's index in ``spans`` and the classes nearest to the noun the clause
+        describes: the clause's one step from the entity reaches one of them."""
+        found = []
+        for mention, noun in clause_nouns(question, spans):
+            classes = nearest_classes(self.graph, self.ranker, noun)
+            if classes:
+                found.append((mention, classes))
+        return found
+
+    def _typed_steps(self, chosen: _Chosen, owned: Sequence[tuple[int, frozenset[int]]]) -> _Chosen:
+        """``chosen`` with the node one step from each entity of ``owned`` kept to the instances of its classes ("the
+        *town* X died in", "X's *city* of birth": X's death place the town, not its country too), when that node is
+        no anchor and not the answer and some instance is one step from the entity; ``chosen`` otherwise."""
+        p, snapshot = chosen.pattern, self.graph.snapshot
+        typed = dict(chosen.typed)
+        for mention, classes in owned:
+            anchor = next((v for v, m in chosen.anchors.items() if m == mention), None)
+            edges = [e for e in p.edges if anchor in (e.head, e.tail)]
+            if anchor is None or len(edges) != 1 or chosen.candidate is None:
+                continue
+            middle = edges[0].tail if edges[0].head == anchor else edges[0].head
+            if middle in chosen.anchors or middle == p.answer:
+                continue
+            instances = self.graph.instances(classes)
+            branch = next((b for b in chosen.candidate.branches if b.mention == mention), None)
+            if branch is None or not branch.steps:
+                continue
+            relation, outgoing = branch.steps[0]
+            reached = snapshot.neighbors_via(branch.anchor, relation, outgoing=outgoing).tolist()
+            if instances.isdisjoint(reached):
+                continue
+            typed[middle] = classes
+        if typed == chosen.typed:
+            return chosen
+        nodes = tuple(dataclasses.replace(n, known=True) if v in typed else n for v, n in enumerate(p.nodes))
+        return dataclasses.replace(chosen, pattern=dataclasses.replace(p, nodes=nodes), typed=typed)
 
     def _spells_relation(self, question: str, noun: TypeMention) -> bool:
         """Whether ``noun`` and the word after it spell a relation's whole label ("what two-letter *country code*"
@@ -485,10 +526,13 @@ class QuestionAnswerer:
             through = passed_classes(question, spans, linked.types, modifiers, self.graph) if when else []
             # "which country is the city of X's *institution* in": the first step from X reaches an institution
             owned = self._genitive_classes(question, spans, linked.types, asked) if asked or when is not None else []
+            owned += self._clause_classes(question, spans)  # "born in the *town* X died in": X's step reaches one
             among = frozenset() if asked else self._scheme_asked(question)  # "which *fields* …": a category's values
             chosen = self._grounded_pattern(
                 question, spans, opts, inferred, asked, when, read, needed, through, owned, among
             )
+            if chosen is not None and chosen.candidate is not None and owned:
+                chosen = self._typed_steps(chosen, owned)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -511,6 +555,16 @@ class QuestionAnswerer:
             return self._inferred_answer(question, base, timings, started, chosen, inferred[chosen.candidate], opts)
         try:
             matched, complete = self._match(chosen, spans, opts)
+            if chosen.typed and not any(m.gsd <= 1e-9 for m, _ in matched):
+                # no walk through an instance of the class: the untyped path, not a near one by another relation
+                nodes = tuple(
+                    dataclasses.replace(n, known=False) if v in chosen.typed else n
+                    for v, n in enumerate(chosen.pattern.nodes)
+                )
+                chosen = dataclasses.replace(chosen, pattern=dataclasses.replace(chosen.pattern, nodes=nodes), typed={})
+                pattern_graph = self._pattern_graph(chosen, spans, opts)
+                base["pattern"], base["sparql"] = pattern_graph, pattern_graph.sparql
+                matched, complete = self._match(chosen, spans, opts)
         except MatchError as exc:
             timings["match"] = time.perf_counter() - t0
             return self._fail(base, timings, started, "matching", f"the pattern cannot be matched: {exc}")
@@ -889,6 +943,9 @@ class QuestionAnswerer:
         for v, mention in chosen.anchors.items():
             linked = spans[mention].nodes[: opts.nodes_per_mention]
             nodes[v] = candidate_set([n for n, _, _ in linked], [d for _, _, d in linked])
+        for v, classes in chosen.typed.items():  # "the *town* X died in": an instance of the class
+            instances = sorted(self.graph.instances(classes))
+            nodes[v] = candidate_set(instances, [0.0] * len(instances))
         rel_vectors = self.graph.relation_vectors()
         relations = {}
         for e, edge in enumerate(chosen.pattern.edges):
@@ -915,7 +972,18 @@ class QuestionAnswerer:
         relation_terms = {
             label: term for label, term in zip(self.graph.relation_labels, self.graph.relation_terms, strict=True)
         }
-        sparql = pattern_sparql(p, chosen.names, anchor_terms, relation_terms, distinct=not opts.node_reuse)
+        type_relation = self.graph.type_relation()
+        typed = {v: [self.graph.node_terms[c] for c in sorted(cs)] for v, cs in chosen.typed.items()}
+        type_term = self.graph.relation_terms[type_relation] if type_relation is not None else ""
+        sparql = pattern_sparql(
+            p,
+            chosen.names,
+            anchor_terms,
+            relation_terms,
+            distinct=not opts.node_reuse,
+            typed=typed,
+            type_term=type_term,
+        )
         return PatternGraph(triples=triples, answer=answer, source=chosen.source, sparql=sparql, score=chosen.score)
 
     def _evidence(self, rank: int, match: Match, chosen: _Chosen) -> Evidence:

@@ -40,6 +40,7 @@ __all__ = [
     "asks_reason",
     "asks_time",
     "blank_spans",
+    "clause_nouns",
     "genitive_nouns",
     "heads",
     "modifying_mentions",
@@ -89,6 +90,13 @@ _REASON = re.compile(
     r"\W*why\b|\W*what\s+(?:did|does|do|was|were|is|are|has|have|had)\b.*\bfor\W*$"
     r"|.*\b(?:motivation|citation|reason|rationale)s?\s+(?:for|of|behind)\b",
     re.IGNORECASE | re.DOTALL,
+)
+#: The noun before a relative clause and its relative word, right before the clause's subject ("the *town* ", "the
+#: *city* where "): :func:`clause_nouns`.
+_CLAUSE_NOUN = re.compile(r"\b(?:the|a|an)\s+([^\W\d_]+)\s+(?:(?:in\s+)?(?:where|that|which)\s+)?$", re.IGNORECASE)
+#: The rest of such a clause after its subject: a verb, a preposition it strands, and the end of the question.
+_CLAUSE_END = re.compile(
+    r"\s+(?:(?:was|were|is)\s+)?[^\W\d_]+(?:\s+(?:in|at|on|from|to|for|with|by))?\s*[?.!]*\s*", re.IGNORECASE
 )
 #: What lies between an entity and the noun its genitive names ("X|'s |institution").
 _GENITIVE = re.compile(r"\s*['\u2019]s\s+")
@@ -278,6 +286,23 @@ def genitive_nouns(
         for i, s in enumerate(spans):
             if s.end <= t.start and _GENITIVE.fullmatch(question[s.end : t.start]):
                 found.append((i, t))
+    return found
+
+
+def clause_nouns(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, str]]:
+    """The noun a relative clause whose subject is a linked entity describes, the clause ending the question, with the
+    index in ``spans`` of its entity ("born in the *town* X died in", "the *city* where X was born"): the noun names
+    what the clause's one step from the entity reaches.
+
+    >>> q = "which nobel winners were born in the town daniel nathans died in"
+    >>> clause_nouns(q, [LinkedSpan("daniel nathans", 42, 56, "exact", 1.0, ())])
+    [(0, 'town')]
+    """
+    found = []
+    for i, s in enumerate(spans):
+        noun = _CLAUSE_NOUN.search(question[: s.start])
+        if noun is not None and _CLAUSE_END.fullmatch(question, s.end):
+            found.append((i, fold(noun.group(1))))
     return found
 
 

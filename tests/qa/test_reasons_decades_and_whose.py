@@ -72,6 +72,8 @@ TURTLE = "\n".join(
             for name, (born, born_in, died, died_in, prize) in PEOPLE.items()
         ],
         'ex:RIGB a ex:Organisation ; rdfs:label "Royal Institution of Great Britain" ; ex:awarded ex:P01, ex:P02 .',
+        'ex:Country rdfs:label "Country" . ex:France a ex:Country ; rdfs:label "France" .',
+        "ex:Ada_Quill ex:deathPlace ex:France . ex:Fay_Lund ex:birthPlace ex:France .",  # a city and a country
     ]
 )
 EX = "http://example.org/"
@@ -155,8 +157,9 @@ def test_a_classifier_noun_asks_for_the_one_classification(prizes: kgsvc.KG) -> 
 
 
 def test_a_relative_clause_reads_its_own_verb_first(prizes: kgsvc.KG) -> None:
-    """ "born in the city where X died": X's death place, then who was born there (main: the other way round)."""
-    query = f"SELECT ?x WHERE {{ <{EX}Ada_Quill> <{EX}deathPlace> ?c . ?x <{EX}birthPlace> ?c }}"
+    """ "born in the city where X died": X's death place, then who was born there (main: the other way round); the
+    city, not the country X also died in (Fay Lund was born in France: main answered her too)."""
+    query = f"SELECT ?x WHERE {{ <{EX}Ada_Quill> <{EX}deathPlace> ?c . ?c a <{EX}City> . ?x <{EX}birthPlace> ?c }}"
     expected = hand_answers(prizes, query, "prizes")
     assert expected == [f"{EX}Bo_Hart"]
     for question in (
