@@ -33,7 +33,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.index.snapshot import GraphSnapshot
-from kgsvc.qa.kinds import Cue, decade
+from kgsvc.qa.kinds import Cue, period
 
 __all__ = [
     "TWO_STEP_PENALTY",
@@ -57,10 +57,11 @@ __all__ = [
     "date_relations",
     "ask_sparql",
     "greater_wins",
-    "in_decade",
+    "in_period",
     "literal_parts",
     "order_sparql",
     "pick_attribute",
+    "sampled_objects",
     "sort_key",
     "value_kind",
     "year_constant",
@@ -143,11 +144,12 @@ def constant_key(constant: str, kind: ValueKind) -> tuple[Key, bool] | None:
     """The key of a question constant against a relation of kind ``kind``, and whether it compares years only.
 
     A year constant (``"1900"``) against dates compares the dates' years; a date constant against dates, dates;
-    any number against years or numbers, numbers. A decade (``"1940s"``) is keyed by its first year (the caller
-    tests the ten years from it: :func:`in_decade`).
+    any number against years or numbers, numbers. A decade or century (``"1940s"``) is keyed by its first year (the
+    caller tests the years from it: :func:`in_period`).
     """
-    first = decade(constant)
-    if first is not None:
+    span = period(constant)
+    if span is not None:
+        first = span[0]
         return (float(first), True) if kind == "date" else (float(first), False) if kind == "year" else None
     if kind == "date":
         if _DATE.match(constant):
@@ -161,13 +163,13 @@ def constant_key(constant: str, kind: ValueKind) -> tuple[Key, bool] | None:
 
 
 def year_constant(constant: str) -> bool:
-    """Whether ``constant`` names years (a year or a decade: ``"1962"``, ``"1960s"``), not a date or a number."""
-    return len(constant) <= 4 or decade(constant) is not None
+    """Whether ``constant`` names years (a year or a period: ``"1962"``, ``"1960s"``), not a date or a number."""
+    return len(constant) <= 4 or period(constant) is not None
 
 
-def in_decade(key: Key, first: Key) -> bool:
-    """Whether the year ``key`` falls in the decade from year ``first`` (``first`` … ``first + 9``)."""
-    return first <= key < first + 10
+def in_period(key: Key, first: Key, length: int) -> bool:
+    """Whether the year ``key`` falls in the ``length`` years from ``first`` (``first`` … ``first + length - 1``)."""
+    return first <= key < first + length
 
 
 def greater_wins(cue: Cue, kind: ValueKind) -> bool:
@@ -213,20 +215,26 @@ class Attribute:
         return sort_key(lex, self.kind)
 
 
-def date_relations(snapshot: GraphSnapshot, node_terms: Sequence[str], sample: int = 16) -> list[int]:
-    """The relations whose objects are dates (:func:`value_kind`), judged on up to ``sample`` of each relation's
-    triples evenly spaced in edge order: all of them literals, most of them dates. O(triples log triples) numpy."""
+def sampled_objects(snapshot: GraphSnapshot, sample: int) -> Iterator[tuple[int, list[int]]]:
+    """Each relation that has triples, with up to ``sample`` of its objects (node ids) evenly spaced in edge order.
+    O(triples log triples) numpy (one sort by relation), then O(sample) per relation."""
     relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
     tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
     order = np.argsort(relations, kind="stable")
     bounds = np.searchsorted(relations[order], np.arange(snapshot.n_relations + 1))
-    found = []
     for relation in range(snapshot.n_relations):
         start, stop = int(bounds[relation]), int(bounds[relation + 1])
-        if stop == start:
-            continue
-        picked = order[np.linspace(start, stop - 1, num=min(sample, stop - start)).astype(np.int64)]
-        parts = [literal_parts(str(node_terms[int(tails[e])])) for e in picked.tolist()]
+        if stop > start:
+            picked = order[np.linspace(start, stop - 1, num=min(sample, stop - start)).astype(np.int64)]
+            yield relation, tails[picked].tolist()
+
+
+def date_relations(snapshot: GraphSnapshot, node_terms: Sequence[str], sample: int = 16) -> list[int]:
+    """The relations whose objects are dates (:func:`value_kind`), judged on up to ``sample`` of each relation's
+    triples evenly spaced in edge order: all of them literals, most of them dates. O(triples log triples) numpy."""
+    found = []
+    for relation, objects in sampled_objects(snapshot, sample):
+        parts = [literal_parts(str(node_terms[t])) for t in objects]
         if all(p is not None for p in parts):
             dates = sum(value_kind(*p) == "date" for p in parts if p)
             if 2 * dates > len(parts):

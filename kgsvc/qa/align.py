@@ -88,7 +88,9 @@ def reading_order(
     is the main verb (with the function words after it: "fall under"), no word of the entity's phrase: with
     ``trailing`` it is read after the words before the entity and before the focus, as without a possessive, and
     the trailing reading holds the words between the entity and the verb (2026-11-26 (hop3): read with the tail,
-    "release" came before "written" and no path could explain both in order).
+    "release" came before "written" and no path could explain both in order). An entity that is the subject of a
+    relative clause ending the question (:func:`_relative_clause`: "born in the town X *died in*") is read with the
+    words after it first: the clause's verb is its own step.
 
     >>> toks, masks = question_tokens("the place of birth of X 's son 's kid ?")
     >>> [(toks[i], g) for i, g in reading_order(toks, masks, phrases={"place of birth"})]
@@ -158,11 +160,17 @@ def _relative_clause(tokens: Sequence[str], at: int) -> bool:
     city where *X was born*", "who directed the film *X starred in*"). Its verb is then the entity's own step, read
     before the words of the main clause. Not an inverted question ("where did X die": an auxiliary before X; "in
     which years did the laureates of the city X win": do-support, the verb that ends it is the main one), not a
-    genitive ("the director of X"), not a clause that goes on ("the films X acted in were directed by").
+    genitive ("the director of X"), not a clause that goes on ("the films X acted in were directed by"), not the object
+    of a participle ("movies *starring* X were released"), not a clause without a verb right after the subject
+    ("describe X *in* a few words").
 
     >>> _relative_clause("born in the town x died in".split(), 4)
     True
     >>> _relative_clause("where did x die".split(), 2), _relative_clause("born in x died in".split(), 2)
+    (False, True)
+    >>> _relative_clause("which movies starring x were released".split(), 3)
+    False
+    >>> _relative_clause("describe x in a few words".split(), 1), _relative_clause("city where x was born".split(), 2)
     (False, True)
     >>> _relative_clause("in which years did laureates of the city x win".split(), 8)
     False
@@ -171,12 +179,13 @@ def _relative_clause(tokens: Sequence[str], at: int) -> bool:
         return False
     before = tokens[at - 1]
     stranded = tokens[-1] in _PREPOSITIONS and before in _PREPOSITIONS  # "born in [the city] X died in"
-    if before in STOPWORDS and before not in _RELATIVE_WORDS and not stranded:
+    if before in STOPWORDS and before not in _RELATIVE_WORDS and not stranded or before.endswith("ing"):
         return False
     if before not in _RELATIVE_WORDS and _main_verb_last(tokens[:at]):
         return False  # "in which years did the laureates of [the city] X *win*": the main verb, no clause's
     tail = tokens[at + 1 :]  # "the films that share actors with the film X were in *which* languages": the focus
-    return sum(t not in STOPWORDS for t in tail) == 1 and WH_WORDS.isdisjoint(tail)
+    verb = tail[1] if tail[0] in _BE_HAVE and len(tail) > 1 else tail[0]  # "X *died* in", "X was *born*"
+    return verb not in STOPWORDS and sum(t not in STOPWORDS for t in tail) == 1 and WH_WORDS.isdisjoint(tail)
 
 
 #: Words that open a relative clause ("the city *where* X was born", "the film *that* X directed").

@@ -3,7 +3,8 @@
 
 :class:`CandidateFilters` answers, for a :class:`~kgsvc.qa.candidates.CandidatePattern`, whether it
 
-* ends at an instance of the class asked for ("which *institutions* …", :meth:`~CandidateFilters.ends_in`);
+* ends at an instance of the class asked for ("which *institutions* …", :meth:`~CandidateFilters.ends_in`), or at
+  a value of the graph's classification asked for ("which Nobel *fields* …", :meth:`~CandidateFilters.ends_among`);
 * ends at a date or time, or at something else ("when …" / "where …", :meth:`~CandidateFilters.ends_at_time`);
 * passes an instance of a class the question names before its last step ("when was X given *the Nobel Prize*",
   :meth:`~CandidateFilters.passes`), or reaches one by its first step from an entity ("the city of X's
@@ -25,6 +26,7 @@ from collections.abc import Callable, Collection
 
 import numpy as np
 
+from kgsvc.qa.aggregate import literal_parts, sampled_objects
 from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_ends, shares_value, steps_into
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.rank import class_filter
@@ -94,18 +96,17 @@ class CandidateFilters:
 
         Notes
         -----
-        O(triples) once per graph (one pass over the relations of the triples), then O(branches) per candidate."""
+        O(triples log triples) once per graph (:func:`~kgsvc.qa.aggregate.sampled_objects`), then O(branches) per
+        candidate."""
         if self._reason_steps is None:
-            snapshot, terms = self.graph.snapshot, self.graph.node_terms
-            relations = np.asarray(snapshot.triple_relations)
-            tails = np.asarray(snapshot.triple_tails)
+            terms = self.graph.node_terms
             found: set[tuple[int, bool]] = set()
-            for r in np.unique(relations).tolist():
-                objects = tails[relations == r]
-                sample = objects[np.linspace(0, objects.size - 1, min(objects.size, LITERAL_SAMPLE)).astype(int)]
-                reasons = sum(str(terms[t]).lstrip('"\\ ').casefold().startswith(_REASONS) for t in sample.tolist())
+            for r, sample in sampled_objects(self.graph.snapshot, LITERAL_SAMPLE):
+                parts = [literal_parts(str(terms[t])) for t in sample]
+                # the lexical form may open with a quote of its own, escaped ('\\"for their discoveries …\\"')
+                reasons = sum(p is not None and p[0].lstrip('"\\ ').casefold().startswith(_REASONS) for p in parts)
                 if 2 * reasons > len(sample):
-                    found.add((int(r), True))
+                    found.add((r, True))
             self._reason_steps = frozenset(found)
         steps = self._reason_steps
         if not steps:

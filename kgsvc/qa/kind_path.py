@@ -50,6 +50,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from kgsvc.errors import MatchError
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.aggregate import (
@@ -63,13 +65,13 @@ from kgsvc.qa.aggregate import (
     count_sparql,
     counts_by_step,
     greater_wins,
-    in_decade,
+    in_period,
     order_sparql,
     pick_attribute,
     year_constant,
 )
 from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_ends, candidate_pattern
-from kgsvc.qa.kinds import QuestionKind, constants, cue_window, decade
+from kgsvc.qa.kinds import QuestionKind, constants, cue_window, period
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_nouns import blank_spans, says_shared, unread_class_nouns
@@ -107,14 +109,15 @@ def answer_kind(
     started: float,
     opts: QAOptions,
     types: Sequence[TypeMention] = (),
-    exists: bool = False,
+    exists: str = "",
 ) -> Answer:
     """The :class:`~kgsvc.qa.result.Answer` of a question of ``kind`` (module docstring).
 
     ``base`` holds the fields the pipeline has filled (question, dataset, strategy, mentions); ``timings`` gets
     ``pattern``, ``match``, ``answer`` and ``total``. ``types``: the question's class-noun mentions
-    (:meth:`~kgsvc.qa.link.EntityLinker.link_types`). With ``exists`` (:attr:`~kgsvc.qa.question_form.Reworded.exists`:
-    "was any woman among …"), a count is answered yes or no: whether it is above zero.
+    (:meth:`~kgsvc.qa.link.EntityLinker.link_types`). With ``exists``, the noun of "was any *woman* among …"
+    (:attr:`~kgsvc.qa.question_form.Reworded.exists`), a count is answered yes or no: whether any counted item is one
+    (:meth:`_KindPath.exists`).
     """
     if kind.constant is not None:  # the number is compared by value, not linked as a node
         spans = [s for s in spans if constants(s.text) != [s.text.strip()]]
@@ -124,11 +127,12 @@ def answer_kind(
         if kind.kind == "unsupported":
             raise _Refused(kind.reason or "its words ask for something the path cannot compute")
         if not spans and kind.over_a_class and kind.kind != "ordering":  # the things of the asked noun's class
-            return path.class_filtered(count=kind.kind == "count")
+            found = path.class_filtered(count=kind.kind == "count")
+            return path.exists(found, exists) if exists and kind.kind == "count" else found
         if not spans and not kind.over_a_class:
             raise _Refused("it names no entity of the graph to start from, only a number or date")
         if kind.kind == "count":
-            return _exists(path.count(), spans) if exists else path.count()
+            return path.exists(path.count(), exists) if exists else path.count()
         if kind.kind == "ask":
             return path.ask()
         if kind.kind == "ordering":
@@ -294,10 +298,10 @@ class _KindPath:
         """The cue's hint and the words around the cue (:func:`~kgsvc.qa.kinds.cue_window`); without
         ``items_noun``, less the words of the noun whose things are ranked: "the youngest *laureate*" names no
         attribute, and read it spells one through another relation (*laureate award* → *year*)."""
-        in_ten = self.kind.constant is not None and decade(self.kind.constant) is not None
+        dated = self.kind.constant is not None and period(self.kind.constant) is not None
         # "born in X and died in the 1970s": the two words before a decade say whose year it is
-        window = cue_window(self.question, self.kind, [(s.start, s.end) for s in self.spans], width=2 if in_ten else 3)
-        hint = self.kind.cue.hint if self.kind.cue is not None else "year" if in_ten else ""
+        window = cue_window(self.question, self.kind, [(s.start, s.end) for s in self.spans], width=2 if dated else 3)
+        hint = self.kind.cue.hint if self.kind.cue is not None else "year" if dated else ""
         if not items_noun:
             noun = set(fold(self.kind.noun).split())
             window = " ".join(w for w in window.split() if fold(w) not in noun)
@@ -473,6 +477,77 @@ class _KindPath:
             complete=complete,
         )
 
+    def exists(self, counted: Answer, noun: str) -> Answer:
+        """A count's answer as the yes/no answer of whether any counted item is what ``noun`` names ("Was any *woman*
+        among the winners of X?", counted as "how many woman among the winners of X?"); a failed count as it is.
+
+        The noun is read as a category value (a span read off it, "woman" → *female*) or as a class. When the
+        count's pattern holds the value, yes is a count above zero; when it counted values rather than things (the
+        winners' genders), whether the value is among them. Otherwise the graph is asked directly: the items that
+        reach the value by one of the relations that end at it (*gender*), in one step when any item has such a
+        relation at all, else through one node (a laureate's *award* has the *category* "physics"). A class is
+        tested on the items' types. ``_Refused`` when the noun is neither (the count would answer whether the set is
+        empty, another question) or when no item has a relation that could hold the value.
+        """
+        if not counted.grounded or not counted.answers:
+            return counted
+        members = [n for t in counted.items if (n := self.node_of(t)) is not None]
+        value = next((s for s in self.spans if s.method == "value" and s.text == noun), None)
+        if value is not None:
+            node = value.nodes[0][0]
+            term = self.graph.node_term(node)
+            if counted.pattern is not None and any(noun in (t.head, t.tail) for t in counted.pattern.triples):
+                holders = [i.label for i in counted.items]
+            elif not members:  # the count counted values (their genders), not things: is the value one of them?
+                holders = [i.label for i in counted.items if (i.kind, i.value) == (term.kind, term.value)]
+            else:
+                holders = [self.graph.node_labels[m] for m in self.reaching(members, node)]
+            noun = term.label
+        else:
+            classes = self.counted_classes(noun)
+            if not classes:
+                raise _Refused(f"{noun!r} names no value or class of the graph to look for among them")
+            typed = self.graph.instances(classes)
+            holders = [self.graph.node_labels[m] for m in members if m in typed]
+        truth, n = bool(holders), len(counted.items)
+        said = f"{len(holders)} of {n}: {_names(holders)}" if truth else f"none of the {n} is {noun}"
+        text = f"{'Yes' if truth else 'No'} ({said})."
+        return counted.model_copy(update={"kind": "ask", "truth": truth, "answers": [_yes_no(truth)], "text": text})
+
+    def node_of(self, term: AnswerTerm) -> int | None:
+        """The node id of an answer term that is a resource (a literal has none)."""
+        text = f"<{term.value}>" if term.kind == "uri" else f"_:{term.value}" if term.kind == "bnode" else None
+        node: int | None = None if text is None else self.graph.node_id(text)
+        return node
+
+    def reaching(self, members: Sequence[int], value: int) -> list[int]:
+        """The ``members`` that reach ``value`` by a relation that ends at it: in one step when any member has such a
+        relation, else through one node (:meth:`exists`). ``_Refused`` when no member has one within two steps.
+        O(sum of the members' degrees × the degrees of their neighbours)."""
+        snapshot = self.graph.snapshot
+        lo, hi = int(snapshot.indptr[value]), int(snapshot.indptr[value + 1])
+        ending = set(np.asarray(snapshot.relations[lo:hi])[~np.asarray(snapshot.outgoing[lo:hi])].tolist())
+
+        def ends(node: int) -> tuple[bool, bool]:  # (has a relation that ends at the value, reaches the value)
+            a, b = int(snapshot.indptr[node]), int(snapshot.indptr[node + 1])
+            out = np.asarray(snapshot.outgoing[a:b]) & np.isin(np.asarray(snapshot.relations[a:b]), list(ending))
+            return bool(out.any()), bool((np.asarray(snapshot.neighbors[a:b])[out] == value).any())
+
+        first = [(m, *ends(m)) for m in members]
+        if any(has for _, has, _ in first):
+            return [m for m, _, reaches in first if reaches]
+        holders, seen = [], False
+        for m in members:
+            a, b = int(snapshot.indptr[m]), int(snapshot.indptr[m + 1])
+            steps = [ends(int(x)) for x in np.asarray(snapshot.neighbors[a:b])[np.asarray(snapshot.outgoing[a:b])]]
+            seen = seen or any(has for has, _ in steps)
+            if any(reaches for _, reaches in steps):
+                holders.append(m)
+        if not seen:
+            label = self.graph.node_labels[value]
+            raise _Refused(f"none of them has a relation that could hold {label!r}")
+        return holders
+
     # -- lookup with a filter or a conjunction -------------------------------------------------------------------
 
     def lookup(self) -> Answer:
@@ -569,7 +644,8 @@ class _KindPath:
             raise _Refused(f"{constant!r} cannot be compared with the values of the answers")
         bound, years = parsed
         greater = None if cue is None else greater_wins(cue, attribute.kind)
-        test_key = _key_test(bound, greater, decade(constant) is not None)
+        length = _length(constant)
+        test_key = _key_test(bound, greater, length)
 
         def test(value: int) -> bool:
             key = attribute.key_of(self.term(value), years=years)
@@ -577,7 +653,7 @@ class _KindPath:
 
         key = attribute.key_sparql("?value", years=years)
         whole = years or attribute.kind == "year"
-        return test, *_sparql_test(key, bound, greater, decade(constant) is not None, whole, attribute.kind)
+        return test, *_sparql_test(key, bound, greater, length, whole, attribute.kind)
 
     def filtered(self, *, count: bool) -> Answer:
         ranked = self.select(self.words, want_attribute=True)
@@ -961,11 +1037,11 @@ class _KindPath:
     def constant_attributes(self, items: Sequence[int]) -> list[Attribute]:
         """The attributes of ``items`` a constant of the question can filter: the dates only when no cue compares
         ("died *in* 1962": :meth:`~kgsvc.qa.pipeline.QuestionAnswerer._year_of_date` read the verb as a date's),
-        dates and years for a decade ("won in the 1910s": the year of the prize)."""
+        dates and years for a decade or century ("won in the 1910s": the year of the prize)."""
         attributes = self.attributes_of(items)
         if self.kind.cue is not None:
             return attributes
-        kinds = ("date", "year") if decade(self.kind.constant or "") is not None else ("date",)
+        kinds = ("date", "year") if period(self.kind.constant or "") is not None else ("date",)
         return [a for a in attributes if a.kind in kinds]
 
     def compared(self) -> tuple[list[int], Attribute, dict[int, list[tuple[Match, _Chosen]]]]:
@@ -1153,12 +1229,12 @@ class _KindPath:
         if not keys:
             raise _Refused(f"{self.spans[0].text!r} has no value to compare with {constant}")
         greater = None if cue is None else greater_wins(cue, attribute.kind)  # no cue: "was X born in 1942?"
-        in_ten = decade(constant) is not None
-        test_key = _key_test(bound, greater, in_ten)
+        length = _length(constant)
+        test_key = _key_test(bound, greater, length)
         truth = any(test_key(k) for k, _ in keys)
         key = attribute.key_sparql("?a", years=as_years)
         whole = as_years or attribute.kind == "year"
-        condition, operator = _sparql_test(key, bound, greater, in_ten, whole, attribute.kind)
+        condition, operator = _sparql_test(key, bound, greater, length, whole, attribute.kind)
         lines = self.attribute_lines(self.term(node), "?a", attribute, "?m")
         sparql = ask_sparql(lines, filters=[condition])
         label = attribute.label(self.graph.relation_labels)
@@ -1476,21 +1552,6 @@ def _triples_text(evidence: Evidence) -> str:
     return ", ".join(f"{t.head.label} {t.relation.label} {t.tail.label}" for t in evidence.triples)
 
 
-def _exists(counted: Answer, spans: Sequence[LinkedSpan]) -> Answer:
-    """A count's answer as the yes/no answer of whether any is counted ("Was any woman among the winners of X?":
-    yes when the count of the women among them is above zero); a failed answer as it is. A value the question names
-    (a span read off a noun, "woman" → *female*) that the counted pattern does not hold means that no member of the set
-    holds it (a path through it matched nothing, and the count fell back to another): no."""
-    if not counted.grounded or not counted.answers:
-        return counted
-    values = {s.text for s in spans if s.method == "value"}
-    held = counted.pattern is not None and any(t.head in values or t.tail in values for t in counted.pattern.triples)
-    truth = counted.answers[0].value not in ("0", "") and (held or not values)
-    said = counted.text.rstrip(".") if held or not values else f"none is {', '.join(sorted(values))}"
-    text = f"{'Yes' if truth else 'No'} ({said})."
-    return counted.model_copy(update={"kind": "ask", "truth": truth, "answers": [_yes_no(truth)], "text": text})
-
-
 def _yes_no(truth: bool) -> AnswerTerm:
     value = "true" if truth else "false"
     return AnswerTerm(
@@ -1502,26 +1563,33 @@ def _yes_no(truth: bool) -> AnswerTerm:
     )
 
 
-def _key_test(bound: float, greater: bool | None, in_ten: bool) -> Callable[[float], bool]:
+def _length(constant: str) -> int:
+    """The years a period constant spans ("1940s": 10, "1800s": 100); 0 for a year, number or date."""
+    span = period(constant)
+    return 0 if span is None else span[1]
+
+
+def _key_test(bound: float, greater: bool | None, length: int) -> Callable[[float], bool]:
     """The test of a value's key against a constant's: its comparison (``greater``), equality without one; for a
-    decade (``in_ten``), its ten years, or, compared, before its first year or after its last ("after the 1950s")."""
-    if in_ten and greater is None:
-        return lambda key: in_decade(key, bound)
-    if in_ten and greater:
-        return lambda key: key >= bound + 10
+    period of ``length`` years from ``bound`` (a decade or century), its years, or, compared, before its first year or
+    after its last ("after the 1950s")."""
+    if length and greater is None:
+        return lambda key: in_period(key, bound, length)
+    if length and greater:
+        return lambda key: key >= bound + length
     if greater is None:
         return lambda key: key == bound
     return lambda key: compare(key, bound, greater)
 
 
-def _sparql_test(key: str, bound: float, greater: bool | None, in_ten: bool, whole: bool, kind: str) -> tuple[str, str]:
+def _sparql_test(key: str, bound: float, greater: bool | None, length: int, whole: bool, kind: str) -> tuple[str, str]:
     """The SPARQL filter of :func:`_key_test` on the expression ``key`` (``whole``: years, written as integers),
-    and its operator (``=`` for equality and for a decade)."""
+    and its operator (``=`` for equality and for a period)."""
     literal = str(int(bound)) if whole else _sparql_number(bound, kind)
-    if in_ten and greater is None:
-        return f"{key} >= {literal} && {key} < {int(bound) + 10}", "="
-    if in_ten and greater:
-        return f"{key} >= {int(bound) + 10}", ">"
+    if length and greater is None:
+        return f"{key} >= {literal} && {key} < {int(bound) + length}", "="
+    if length and greater:
+        return f"{key} >= {int(bound) + length}", ">"
     operator = "=" if greater is None else ">" if greater else "<"
     return f"{key} {operator} {literal}", operator
 

@@ -46,7 +46,7 @@ __all__ = [
     "classify",
     "constants",
     "cue_window",
-    "decade",
+    "period",
     "from_spec",
     "year_within",
 ]
@@ -154,9 +154,9 @@ _FEWEST = ("fewest", "least", "smallest", "lowest")
 _MORE = re.compile(r"\b(more|fewer|less)\s+(?!recent|than\b)((?:[a-z#-]+\s+){0,2}?[a-z]+s)\b", re.I)
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _NOT_SUPERLATIVE = re.compile(r"\b(first|last)\s+(name|names|names?\s+of)\b|\bat\s+(first|last)\b", re.I)
-_CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|\d{3}0s|-?\d+(?:\.\d+)?)(?![\w-]|\.\d)")  # "before 1900."
-#: A decade a value falls in: "in the 1940s", "during the 1990s", "from the 1960s" (the constant "1940s").
-_IN_DECADE = re.compile(r"\b(?:in|during|from|of)\s+the\s+(\d{3}0s)\b", re.I)
+_CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|\d{3}0'?s|-?\d+(?:\.\d+)?)(?![\w-]|\.\d)")  # "before 1900."
+#: A decade a value falls in: "in the 1940s", "during the 1990's", "from the 1960s" (the constant "1940s").
+_IN_DECADE = re.compile(r"\b(?:in|during|from|of)\s+the\s+(\d{3}0'?s)\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,22 +262,27 @@ def year_within(question: str, spans: Sequence[tuple[int, int]] = ()) -> tuple[s
     return m.group(1), m.group(2), m.span(1)
 
 
-def decade(constant: str) -> int | None:
-    """The first year of a decade constant ("1940s" → 1940: the years 1940 … 1949), ``None`` for another constant.
+def period(constant: str) -> tuple[int, int] | None:
+    """The first year and the length of a period constant, ``None`` for another constant: a decade ("1940s" → 1940,
+    ten years) or, written with two zeros before 2000, the century it is usually read as ("the 1800s": a hundred
+    years; "the 2000s" is a decade).
 
-    >>> decade("1940s"), decade("1940")
-    (1940, None)
+    >>> period("1940s"), period("1800s"), period("2000s"), period("1940")
+    ((1940, 10), (1800, 100), (2000, 10), None)
     """
-    return int(constant[:-1]) if re.fullmatch(r"\d{3}0s", constant) else None
+    if not re.fullmatch(r"\d{3}0s", constant):
+        return None
+    first = int(constant[:-1])
+    return first, 100 if first % 100 == 0 and first < 2000 else 10
 
 
 def constants(question: str, spans: Sequence[tuple[int, int]] = ()) -> list[str]:
     """Numbers and ISO dates written in ``question`` outside the linked ``spans``, in order.
 
-    >>> constants("Was Paprika released after 2000?"), constants("Who won in the 1940s?")
+    >>> constants("Was Paprika released after 2000?"), constants("Who won in the 1940's?")
     (['2000'], ['1940s'])
     """
-    return [m.group(1) for m in _CONSTANT.finditer(_mask(question, spans))]
+    return [m.group(1).replace("'", "") for m in _CONSTANT.finditer(_mask(question, spans))]
 
 
 def _find(table: dict[str, Cue], text: str) -> tuple[Cue, re.Match[str]] | None:
@@ -444,8 +449,8 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
             return QuestionKind(
                 "count", cue=comparative[0], constant=values[-1], words=words, noun=noun, cue_at=comparative[1].span()
             )
-        if (within := _within_decade(masked, values)) is not None:  # "how many … in the 1940s"
-            words = _decade_blanked(words, masked, within)
+        if (within := _within_period(masked, values)) is not None:  # "how many … in the 1940s"
+            words = _period_blanked(words, masked, within)
             return QuestionKind("count", constant=within.group(1), words=words, noun=noun, cue_at=within.span())
         return QuestionKind("count", words=words, noun=noun)
     by_count = _BY_COUNT.search(masked)
@@ -487,7 +492,7 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
                 words=_blank(question, cue[1]),
                 cue_at=cue[1].span(),
             )
-        if values and n_mentions == 1 and re.search(r"\b(in|on)\s+(?:the\s+)?" + re.escape(values[-1]), masked):
+        if values and n_mentions == 1 and re.search(r"\b(?:in|on)\s+" + _written(values[-1]), masked):
             return QuestionKind("comparison", constant=values[-1], words=question)  # "was X born in 1942?"
         if superlative is not None:
             return QuestionKind("unsupported", reason="it asks whether something is a superlative", words=question)
@@ -526,15 +531,15 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
             noun=noun,
             cue_at=comparative[1].span(),
         )
-    if comparative is None and (within := _within_decade(masked, values)) is not None:  # "… in the 1940s"
+    if comparative is None and (within := _within_period(masked, values)) is not None:  # "… in the 1940s"
         noun = _answer_noun(question, masked)
-        words = _decade_blanked(question, masked, within)
+        words = _period_blanked(question, masked, within)
         return QuestionKind("lookup", constant=within.group(1), words=words, noun=noun, cue_at=within.span())
     both = re.search(r"\bboth\b", masked) is not None and n_mentions >= 2
     return QuestionKind("lookup", conjunction=both, words=question)
 
 
-def _decade_blanked(words: str, masked: str, within: re.Match[str]) -> str:
+def _period_blanked(words: str, masked: str, within: re.Match[str]) -> str:
     """``words`` with the decade of ``within`` blanked, and, when it ends the question, the one to three words between
     the last mention (or comma) and it: they say whose year it is, no step of the path ("born in X *whose prize came*
     in the 1940s", "born in X *died* in the 1970s"; :meth:`~kgsvc.qa.kind_path._KindPath.attribute_text` reads them).
@@ -551,10 +556,16 @@ def _decade_blanked(words: str, masked: str, within: re.Match[str]) -> str:
     return words[:start] + " " * (within.end() - start) + words[within.end() :]
 
 
-def _within_decade(masked: str, values: Sequence[str]) -> re.Match[str] | None:
+def _within_period(masked: str, values: Sequence[str]) -> re.Match[str] | None:
     """ "in the 1940s" when a decade is the question's only number or date (a filter: the value's year falls in it)."""
     m = _IN_DECADE.search(masked)
-    return m if m is not None and list(values) == [m.group(1).lower()] else None
+    return m if m is not None and list(values) == [m.group(1).lower().replace("'", "")] else None
+
+
+def _written(value: str) -> str:
+    """The pattern of a constant as written after "in"/"on": a decade after "the" ("in the 1920's"), a year, number
+    or date bare ("in 1942"; "in the 2014 World Cup" names a thing, not a time)."""
+    return rf"the\s+{value[:-1]}'?s\b" if period(value) is not None else re.escape(value) + r"(?![\w-])"
 
 
 #: The kind fields of an LLM-written pattern's JSON schema (``QuestionAnswerer.pattern_schema`` adds ``order_by``,

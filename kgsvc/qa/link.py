@@ -157,6 +157,8 @@ _SUBJECTS = frozenset(
     "Technology Science Sciences Medicine Arts Art Engineering Physics Chemistry Economics Music Law Mines Design "
     "Pharmacy Physicians Surgeons Agriculture Letters Research Health".split()
 )
+#: Endings of a subject's name ("Institute of *Biochemistry*", "of *Physiology*", "of *Mathematics*").
+_SUBJECT_ENDINGS = ("chemistry", "physics", "logy", "matics", "nomics", "science", "sciences", "medicine", "ing")
 #: The label distance of a homonym whose qualifier the question does not name when another's it does ("Madison,
 #: Wisconsin": *Madison, NJ*), and of an organisation found without its head noun beside a name written so; its
 #: matches rank below the others' by GSD.
@@ -222,8 +224,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     [('Enrico Fermi Institute', ''), ('University of Chicago', '')]
     >>> aliases("Shimadzu Corp."), aliases("Yukawa Institute (YITP), Kyoto University")[:2]
     ([('Shimadzu', 'Corp.')], [('Yukawa Institute (YITP)', 'Kyoto University'), ('Yukawa Institute', 'YITP')])
-    >>> aliases("Royal Institution of Great Britain")
-    [('Royal Institution', 'Great Britain')]
+    >>> aliases("Royal Institution of Great Britain"), aliases("Max Planck Institute of Biochemistry")
+    ([('Royal Institution', 'Great Britain')], [])
     >>> aliases("Basel University"), aliases("University of Basel")
     ([('University of Basel', ''), ('Basel', 'University')], [('Basel University', '')])
     """
@@ -257,7 +259,11 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     if of is not None and of.group("head") in _ORGANISATION_HEADS:
         found.append((f"{of.group('name')} {of.group('head')}", ""))
     place = _NAME_OF_PLACE.match(label)
-    if place is not None and place.group("head") in _NAMED_HEADS and not _SUBJECTS & set(place.group("place").split()):
+    if (
+        place is not None
+        and place.group("head") in _NAMED_HEADS
+        and not any(w in _SUBJECTS or w.casefold().endswith(_SUBJECT_ENDINGS) for w in place.group("place").split())
+    ):
         found.append((place.group("name"), place.group("place")))  # "the Royal Institution" (of Great Britain)
     particle = next((i for i, t in enumerate(tokens) if i >= 2 and t in _NAME_PARTICLES), None)
     given = tokens[:particle] if particle is not None else []

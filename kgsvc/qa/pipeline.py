@@ -227,9 +227,10 @@ class QuestionAnswerer:
                 modifiers.extend([modifier] if modifier is not None else [])
         if not asked and asks_who(question):
             asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
-            if asked and spans and spans[0].nodes and says_shared(question[spans[0].end :]):
+            sharer = next((s for s in spans if s.nodes and s.method != "value"), None)  # not "who of the *women* …"
+            if asked and sharer is not None and says_shared(question[sharer.end :]):
                 # "Whom did the Friends Service Council share its Nobel with?": one of its kind, an organisation too
-                asked += sorted(self.graph.types(spans[0].nodes[0][0]))
+                asked += sorted(self.graph.types(sharer.nodes[0][0]))
         return list(dict.fromkeys(asked)), modifiers
 
     def _noun_classes(
@@ -972,17 +973,16 @@ class QuestionAnswerer:
         relation_terms = {
             label: term for label, term in zip(self.graph.relation_labels, self.graph.relation_terms, strict=True)
         }
-        type_relation = self.graph.type_relation()
+        type_relation = self.graph.type_relation()  # a typed node needs one: its classes were read through it
         typed = {v: [self.graph.node_terms[c] for c in sorted(cs)] for v, cs in chosen.typed.items()}
-        type_term = self.graph.relation_terms[type_relation] if type_relation is not None else ""
         sparql = pattern_sparql(
             p,
             chosen.names,
             anchor_terms,
             relation_terms,
             distinct=not opts.node_reuse,
-            typed=typed,
-            type_term=type_term,
+            typed=typed if type_relation is not None else None,
+            type_term=self.graph.relation_terms[type_relation] if type_relation is not None else None,
         )
         return PatternGraph(triples=triples, answer=answer, source=chosen.source, sparql=sparql, score=chosen.score)
 

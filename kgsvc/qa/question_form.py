@@ -24,8 +24,8 @@ first read as its question (:func:`as_question`):
   twelve with brackets: "Nobel laureates born in the Russian Empire (now Russia) who won in 1978");
 * a question asked after its subject is asked before it ("Nobel-winning women born in X — who are they?" → "who are
   Nobel-winning women born in X"), and a closing "please" is left out;
-* whether any of a set is something is asked as its count ("Was any woman among the winners of X?" → "how many
-  woman among the winners of X?", :attr:`Reworded.exists`: yes when the count is above zero);
+* whether any of a set is something is asked as a count ("Was any woman among the winners of X?" → "how many
+  woman among the winners of X?", :attr:`Reworded.exists` the noun: yes when any counted item is one);
 * a count asked after the set it counts is asked before it ("Of the laureates born in X, how many were women?" →
   "how many laureates born in X were women?", the second "how many" blanked in place);
 * an idiom for dying or being born is read as its plain verb, written over in place ("When did X breathe their last"
@@ -98,8 +98,13 @@ _IDIOMS = [
 ]
 #: A compound whose second word is a participle or agent noun ("Spain-born", "prize-winners"): read as two words (the
 #: hyphen written over by a space), so that the participle names its relation and the first word links on its own.
-#: English only; a name's own hyphen ("Euler-Chelpin") and an adjective ("prize-winning work") are left alone.
-_COMPOUND = re.compile(r"(?<=[^\W\d_])-(?=(?:born|bred|based|educated|trained|raised|winners?)\b)", re.I)
+#: English only; a name's own hyphen ("Euler-Chelpin"), an adjective ("prize-winning work") and a prefix
+#: ("co-winners", "self-educated") are left alone.
+_COMPOUND = re.compile(
+    r"(?<=[^\W\d_])(?<!\bco)(?<!\bnon)(?<!\bpre)(?<!\bre)(?<!\bself)-"
+    r"(?=(?:born|bred|based|educated|trained|raised|winners?)\b)",
+    re.I,
+)
 _MONTHS = "january february march april may june july august september october november december".split()
 _MONTH = r"(?P<month>" + "|".join([*_MONTHS, *(m[:3] for m in _MONTHS)]) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -116,9 +121,10 @@ _OF_THE_MANY = re.compile(
     re.IGNORECASE,
 )
 #: Whether any of a set is something ("Was any woman among the winners of X?", "any women among the 1904 peace
-#: laureates"): read as the count "how many women among the winners of X", answered yes when it is not zero.
+#: laureates"): read as the count "how many woman among the winners of X", answered yes when any counted item is one.
 _ANY_AMONG = re.compile(
-    r"^\W*(?:(?:is|are|was|were|has|have)\s+(?:there\s+)?)?any\s+(?=[^\W\d_]+\s+(?:among|of)\s)", re.IGNORECASE
+    r"^\W*(?:(?:is|are|was|were|has|have)\s+(?:there\s+)?)?any\s+(?=(?P<noun>[^\W\d_]+)\s+(?:among|of)\s)",
+    re.IGNORECASE,
 )
 #: A closing "please" ("Dates of death for X, please."): a courtesy, no part of what is asked.
 _PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
@@ -151,7 +157,7 @@ class Reworded:
     text: str
     kept: int = 0
     shift: int = 0
-    exists: bool = False  # "was any … among …": the count's text, asked whether it is above zero
+    exists: str = ""  # "was any *woman* among …": the noun; the text is the count, asked whether any is one
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """The span of ``original`` that ``text[start:end]`` reads (a span inside the rewritten command maps to
@@ -184,13 +190,15 @@ def as_question(question: str) -> Reworded:
     'Which Nobel laureate was born on 1918-07-15   ?'
     >>> as_question("Who, among the Spain-born laureates, died in the 1980s?").text
     'Who, among the Spain born laureates, died in the 1980s?'
+    >>> as_question("Who were the co-winners of X?").text
+    'Who were the co-winners of X?'
     >>> as_question("Dates of death for the laureates of X, please.").text
     'Dates of death for the laureates of X'
     >>> as_question("Of the laureates born in Persia, how many were women?").text
     'how many laureates born in Persia           were women?'
     >>> form = as_question("Was any woman among the winners of X?")
     >>> form.text, form.exists
-    ('how many woman among the winners of X?', True)
+    ('how many woman among the winners of X?', 'woman')
     >>> as_question("Is it true that X was born in Y?").text
     'Is it true that X was born in Y?'
     >>> as_question("the films that share actors with X were released in which years").text
@@ -205,7 +213,8 @@ def as_question(question: str) -> Reworded:
     any_of = _ANY_AMONG.match(question)
     if any_of is not None:
         rest = any_of.end()
-        return Reworded(question, "how many " + question[rest:], kept=rest, shift=len("how many ") - rest, exists=True)
+        text = "how many " + question[rest:]
+        return Reworded(question, text, kept=rest, shift=len("how many ") - rest, exists=any_of.group("noun"))
     many = _OF_THE_MANY.match(question)
     if many is not None:
         rest, (a, b) = many.end(), many.span("many")

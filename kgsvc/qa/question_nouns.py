@@ -87,8 +87,10 @@ _WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
 #: the Nobel for?", "What were the winners born in X recognised for?"), or a noun that names one ("the official
 #: *citation for* the 1994 peace prize", "the *motivation of* …").
 _REASON = re.compile(
-    r"\W*why\b|\W*what\s+(?:did|does|do|was|were|is|are|has|have|had)\b.*\bfor\W*$"
-    r"|.*\b(?:motivation|citation|reason|rationale)s?\s+(?:for|of|behind)\b",
+    r"\W*why\b"
+    r"|\W*what\s+(?:did|does|do|was|were|is|are|has|have|had)\b.*\b(?:w[oi]n|receiv|get|got|earn|award|give|given|"
+    r"honou?r|recogni[sz]|cit)\w*\b.*\bfor\W*$"
+    r"|(?!\W*(?:who|whom|whose|where|when)\b).*\b(?:motivation|citation|reason|rationale)s?\s+(?:for|of|behind)\b",
     re.IGNORECASE | re.DOTALL,
 )
 #: The noun before a relative clause and its relative word, right before the clause's subject ("the *town* ", "the
@@ -172,6 +174,10 @@ def asks_reason(question: str) -> bool:
 
     >>> asks_reason("What did Erwin Neher win the Nobel for?"), asks_reason("What team does X play for?")
     (True, False)
+    >>> asks_reason("What did X die for?"), asks_reason("Who wrote the citation for X?")
+    (False, False)
+    >>> asks_reason("What was Marie Curie awarded the 1911 prize for?"), asks_reason("the motivation for X's prize")
+    (True, True)
     """
     return _REASON.match(question) is not None
 

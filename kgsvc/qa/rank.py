@@ -334,10 +334,9 @@ class CandidateRanker:
         label ("which *fields*" in a graph whose prizes have a *category*: physics, chemistry, …); empty otherwise,
         and in a graph with no or several classifications (which one the word means is not told by the word)."""
         lexicon = self.graph_lexicon
-        schemes = lexicon.schemes
-        if len(schemes) != 1 or not lexicon.classifies(noun):
+        if not lexicon.classifies(noun) or len(lexicon.schemes) != 1:  # the word first: the schemes scan the graph
             return frozenset()
-        (key,) = schemes
+        (key,) = lexicon.schemes
         nodes, relations, _ = self.category_values()
         owners = [r for r in np.unique(relations).tolist() if relation_key(self.graph.relation_labels[r]) == key]
         return frozenset(nodes[np.isin(relations, owners)].tolist())

@@ -36,10 +36,11 @@ def pattern_sparql(
     *,
     distinct: bool = False,
     typed: Mapping[int, Sequence[str]] | None = None,
-    type_term: str = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>",
+    type_term: str | None = None,
 ) -> str:
     """The SELECT of ``pattern``: constants from ``anchor_terms`` (several: ``VALUES``), relations by label; a node of
-    ``typed`` is an instance of one of its classes (``type_term``, the graph's type relation).
+    ``typed`` is an instance of one of its classes (``type_term``, the graph's type relation; ``rdf:type`` by
+    default).
 
     A relation label missing from ``relation_terms`` becomes a variable ``?r<edge>``. With ``distinct`` every two
     pattern nodes of which one at least is a variable get ``FILTER (a != b)`` (an injective node map).
@@ -71,6 +72,7 @@ def pattern_sparql(
     for e, edge in enumerate(pattern.edges):
         relation = relation_terms.get(edge.label, f"?r{e}")
         lines.append(f"  {node(edge.head)} {relation} {node(edge.tail)} .")
+    type_term = type_term or "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
     for v, classes in sorted((typed or {}).items()):
         if len(classes) == 1:
             lines.append(f"  {node(v)} {type_term} {classes[0]} .")
