@@ -194,15 +194,31 @@ class Attribute:
     values: dict[int, list[tuple[int, Key]]]
     score: float = 0.0
     via: int | None = None  # a two-step attribute: item –via→ node –relation→ literal
+    #: a span (:func:`life_span`): the key is the days from the item's ``since`` date to its ``relation`` date, in
+    #: SPARQL from ``{var}_from`` to ``{var}``
+    since: int | None = None
 
     def label(self, relation_labels: Sequence[str]) -> str:
-        """The attribute's text: its relation label, after the ``via`` relation's for a two-step one."""
+        """The attribute's text: its relation label, after the ``via`` relation's for a two-step one, from the
+        ``since`` relation's for a span."""
         own = relation_labels[self.relation]
+        if self.since is not None:
+            return f"{relation_labels[self.since]} to {own}"
         return own if self.via is None else f"{relation_labels[self.via]} {own}"
 
     def key_sparql(self, var: str, *, years: bool = False) -> str:
-        """The SPARQL expression of the key of ``var`` (``years``: the year of a date)."""
+        """The SPARQL expression of the key of ``var`` (``years``: the year of a date; a span: a duration)."""
+        if self.since is not None:
+            date = _KEY_SPARQL["date"]
+            return f"({date.format(v=var)} - {date.format(v=var + '_from')})"
         return (_YEAR_OF_DATE if years and self.kind == "date" else _KEY_SPARQL[self.kind]).format(v=var)
+
+    def key_at(self, item: int, value: int, value_term: str) -> Key | None:
+        """The key of ``item``'s value node ``value`` (N-Triples ``value_term``): the literal's own key, or for a
+        span the item's number of days."""
+        if self.since is None:
+            return self.key_of(value_term)
+        return dict(self.values.get(item, ())).get(value)
 
     def key_of(self, node_term: str, *, years: bool = False) -> Key | None:
         """The key of one literal node text (``years``: the year of a date, as :meth:`key_sparql`)."""
@@ -213,6 +229,36 @@ class Attribute:
         if years and self.kind == "date":
             return float(int(lex[:4])) if re.fullmatch(r"\d{4}", lex[:4]) else None
         return sort_key(lex, self.kind)
+
+
+def life_span(attributes: Sequence[Attribute]) -> Attribute | None:
+    """The span of the items' lives ("who lived longer", "the longest-lived"): of the pairs of the items' own date
+    relations ``(since, relation)`` whose second date never comes before the first for an item that has both, the
+    one most items have, then the longest on average; each item's key is the days from its earliest ``since``
+    date to its latest ``relation`` date (value kind ``number``: a longer life is the greater). ``None`` without
+    such a pair. The graph says which dates open and close a life, no relation is named (2026-11-28).
+
+    Notes
+    -----
+    O(date relations² × items).
+    """
+    dates = [a for a in attributes if a.kind == "date" and a.via is None and a.since is None]
+    best: tuple[tuple[int, float], Attribute] | None = None
+    for first in dates:
+        for last in dates:
+            common = first.values.keys() & last.values.keys()
+            if first is last or not common:
+                continue
+            values: dict[int, list[tuple[int, Key]]] = {}
+            for item in common:
+                node, end = max(last.values[item], key=lambda v: v[1])
+                values[item] = [(node, end - min(k for _, k in first.values[item]))]
+            if any(v[0][1] < 0 for v in values.values()):
+                continue
+            rank = (len(values), sum(v[0][1] for v in values.values()) / len(values))
+            if best is None or rank > best[0]:
+                best = (rank, Attribute(last.relation, "number", values, since=first.relation))
+    return None if best is None else best[1]
 
 
 def sampled_objects(snapshot: GraphSnapshot, sample: int) -> Iterator[tuple[int, list[int]]]:

@@ -66,6 +66,7 @@ from kgsvc.qa.aggregate import (
     counts_by_step,
     greater_wins,
     in_period,
+    life_span,
     order_sparql,
     pick_attribute,
     year_constant,
@@ -93,6 +94,11 @@ MAX_CLASS_ITEMS = 20_000
 SELECT_TOP = 8
 _XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 _NOT_SUPPORTED = "this kind of question is not supported"
+
+
+#: Words that make a comparison or superlative one of the span of a life ("who lived longer", "the longest-lived",
+#: "the longer life"): :func:`~kgsvc.qa.aggregate.life_span`.
+_LIFE = re.compile(r"\b(?:li(?:fe|ve|ves|ved|fespan|fetime)|outliv\w*|[a-z]+-lived)\b", re.I)
 
 
 class _Refused(Exception):
@@ -603,7 +609,7 @@ class _KindPath:
         items = sorted(ends - anchors if typed is None else (ends - anchors) & typed)
         attributes = self.constant_attributes(items)  # the items' own values, and one step away (their prize's year)
         years = self.kind.constant is not None and year_constant(self.kind.constant)
-        attribute = pick_attribute(
+        attribute = self.life(attributes) or pick_attribute(
             attributes,
             len(items),
             self.attribute_text(items_noun=False),
@@ -796,7 +802,7 @@ class _KindPath:
         best: dict[int, tuple[float, int, float]] = {}  # item -> (key, value node, gsd)
         for m, _ in matched:
             item, value = m.node_map[item_node], m.node_map[value_node]
-            key = attribute.key_of(self.term(value))
+            key = attribute.key_at(item, value, self.term(value))
             if key is None:
                 continue
             if item not in best or compare(key, best[item][0], greater):
@@ -812,7 +818,7 @@ class _KindPath:
         lines, filters = self.lines(c)
         lines += self.attribute_lines("?answer", "?value", attribute, "?x_via")
         sparql = order_sparql(lines, attribute, descending=greater, limit=limit, filters=filters)
-        label = self.graph.relation_labels[attribute.relation]
+        label = attribute.label(self.graph.relation_labels)
         shown = [f"{a.label} ({label} {a.ranked_by.label if a.ranked_by else ''})" for a in answers]
         tie = " (tied)" if len(answers) > limit else ""
         rest = [
@@ -1018,9 +1024,19 @@ class _KindPath:
         matched, _ = self.match(chosen, spans, 4 * len(attribute.values.get(node, [])) + 2, relations)
         return [(m, s) for m, s in matched if m.node_map[0] == node]
 
+    def life(self, attributes: Sequence[Attribute]) -> Attribute | None:
+        """The span of a life (:func:`~kgsvc.qa.aggregate.life_span`) when a comparative or superlative is about
+        one (:data:`_LIFE`), else ``None``."""
+        if self.kind.kind not in ("ordering", "comparison") or not _LIFE.search(self.question):
+            return None
+        return life_span(attributes)
+
     def attribute_lines(self, subject: str, value: str, attribute: Attribute, middle: str) -> list[str]:
-        """SPARQL triple patterns from ``subject`` to ``value`` along the attribute (through ``middle``)."""
+        """SPARQL triple patterns from ``subject`` to ``value`` along the attribute (through ``middle``; and to
+        ``{value}_from`` for a span)."""
         relation = self.rterm(attribute.relation)
+        if attribute.since is not None:
+            return [f"{subject} {self.rterm(attribute.since)} {value}_from .", f"{subject} {relation} {value} ."]
         if attribute.via is None:
             return [f"{subject} {relation} {value} ."]
         return [f"{subject} {self.rterm(attribute.via)} {middle} .", f"{middle} {relation} {value} ."]
@@ -1051,7 +1067,7 @@ class _KindPath:
         attributes = self.attributes_of(nodes)
         shared = [a for a in attributes if all(n in a.values for n in nodes)]
         self.timings["pattern"] = time.perf_counter() - self.t0
-        attribute = pick_attribute(
+        attribute = self.life(shared) or pick_attribute(
             shared, len(nodes), self.attribute_text(), self.graph.relation_labels, self.graph.embed
         )
         if attribute is None:
@@ -1088,7 +1104,7 @@ class _KindPath:
         best: dict[int, tuple[float, int, float]] = {}
         for i, n in enumerate(nodes):
             for m, _ in found[i]:
-                key = attribute.key_of(self.term(m.node_map[-1]))
+                key = attribute.key_at(n, m.node_map[-1], self.term(m.node_map[-1]))
                 if key is not None and (n not in best or compare(key, best[n][0], greater)):
                     best[n] = (key, m.node_map[-1], m.gsd)
         if len(best) < 2:
@@ -1171,7 +1187,11 @@ class _KindPath:
         nodes, attribute, found = self.compared()
         greater = greater_wins(cue, attribute.kind)
         keys = {
-            i: [(k, m) for m, _ in found[i] if (k := attribute.key_of(self.term(m.node_map[-1]))) is not None]
+            i: [
+                (k, m)
+                for m, _ in found[i]
+                if (k := attribute.key_at(nodes[i], m.node_map[-1], self.term(m.node_map[-1]))) is not None
+            ]
             for i in range(2)
         }
         if not keys[0] or not keys[1]:

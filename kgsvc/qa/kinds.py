@@ -99,6 +99,7 @@ COMPARATIVES: dict[str, Cue] = {
     **_cues("after|later than|more recently than|since", True, True, "date year"),
     **_cues("longer than", True, True, "length duration runtime"),
     **_cues("shorter than", False, False, "length duration runtime"),
+    **_cues("outlive|outlived|outlives", True, True, "life"),  # a span of a life (kind_path._LIFE)
     **_cues("taller than", True, True, "height"),
     **_cues("higher than|larger than|bigger than|greater than|heavier than|more than|over", True, True, ""),
     **_cues("lower than|smaller than|lighter than|less than|fewer than|under", False, False, ""),

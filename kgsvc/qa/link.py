@@ -820,6 +820,7 @@ class EntityLinker:
             spans = _prefer_longer(spans, [w for w in words if not any(_overlaps(w, b) for b in blocked)])
             typos = self._typos(folded, question, blocked, capitalised=True, covered=spans)
             spans = _prefer_longer(spans, typos)
+            spans = _prefer_longer(spans, self._shortened_given(folded, question, spans))
         blocked = [*spans, *(LinkedSpan(t.text, t.start, t.end, "type", 0.0, ()) for t in types)]
         if any(s.score >= 0.5 for s in spans):
             return LinkResult(spans, types)
@@ -943,6 +944,39 @@ class EntityLinker:
             if all(span.end <= c.start or c.end <= span.start for c in chosen):
                 chosen.append(span)
         return sorted(chosen, key=lambda s: s.start)
+
+    def _shortened_given(self, folded: str, question: str, spans: Sequence[LinkedSpan]) -> list[LinkedSpan]:
+        """A capitalised word that opens a label's longer first word, right before a linked span that ends that
+        label: a given name as people shorten it ("Gerard 't Hooft" for *Gerardus 't Hooft*, "Fred Sanger" for
+        *Frederick Sanger*). The word and the span make one alias span of the labels so read (2026-11-28).
+
+        O(linked spans × labels sharing the span's last word).
+        """
+        hits = []
+        for span in spans:
+            before = re.search(r"(\w{3,})\s+$", folded[: span.start])
+            if before is None or not question[before.start()].isupper():
+                continue
+            family = folded[span.start : span.end]
+            last = _WORD.findall(family)
+            if not last or not _last_word_capitalised(question[span.start : span.end]):
+                continue
+            given = before.group(1)
+            keys = [
+                k
+                for k in self.index._word_keys(last[-1])
+                if k.endswith(" " + family)
+                and " " not in (first := k[: -len(family) - 1])
+                and first.startswith(given)
+                and len(first) > len(given)
+            ]
+            nodes = self._rank([n for k in keys for n in self.index.nodes(k)], set(), {})
+            if nodes:
+                start = before.start()
+                score = 0.85 * self.specificity(folded[start : span.end])
+                ranked = tuple((n, 0.85, 0.0) for n in nodes)
+                hits.append(LinkedSpan(question[start : span.end], start, span.end, "alias", score, ranked))
+        return hits
 
     def _typos(
         self,
