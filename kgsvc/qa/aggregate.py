@@ -46,6 +46,7 @@ from kgsvc.qa.kinds import Cue, period
 __all__ = [
     "TWO_STEP_PENALTY",
     "Attribute",
+    "age_at",
     "ValueKind",
     "comparable_paths",
     "comparable_relations",
@@ -58,6 +59,7 @@ __all__ = [
     "ask_sparql",
     "greater_wins",
     "in_period",
+    "life_span",
     "literal_parts",
     "order_sparql",
     "pick_attribute",
@@ -90,6 +92,7 @@ _KEY_SPARQL = {
 #: Taken off a two-step attribute's score: the items' own value wins a tie.
 TWO_STEP_PENALTY = 0.1
 _YEAR_OF_DATE = "<http://www.w3.org/2001/XMLSchema#integer>(SUBSTR(STR({v}), 1, 4))"
+_MID_YEAR = '<http://www.w3.org/2001/XMLSchema#date>(CONCAT(SUBSTR(STR({v}), 1, 4), "-07-01"))'
 
 
 def literal_parts(term: str) -> tuple[str, str | None] | None:
@@ -194,9 +197,11 @@ class Attribute:
     values: dict[int, list[tuple[int, Key]]]
     score: float = 0.0
     via: int | None = None  # a two-step attribute: item –via→ node –relation→ literal
-    #: a span (:func:`life_span`): the key is the days from the item's ``since`` date to its ``relation`` date, in
-    #: SPARQL from ``{var}_from`` to ``{var}``
+    #: a span (:func:`life_span`, :func:`age_at`): the key is the days from the item's ``since`` date to its
+    #: ``relation`` date (a year read as its 1 July), in SPARQL from ``{var}_from`` to ``{var}``
     since: int | None = None
+    #: a span's end: the value kind of the ``relation`` it ends at
+    ends: ValueKind = "date"
 
     def label(self, relation_labels: Sequence[str]) -> str:
         """The attribute's text: its relation label, after the ``via`` relation's for a two-step one, from the
@@ -210,7 +215,8 @@ class Attribute:
         """The SPARQL expression of the key of ``var`` (``years``: the year of a date; a span: a duration)."""
         if self.since is not None:
             date = _KEY_SPARQL["date"]
-            return f"({date.format(v=var)} - {date.format(v=var + '_from')})"
+            end = _MID_YEAR if self.ends == "year" else date
+            return f"({end.format(v=var)} - {date.format(v=var + '_from')})"
         return (_YEAR_OF_DATE if years and self.kind == "date" else _KEY_SPARQL[self.kind]).format(v=var)
 
     def key_at(self, item: int, value: int, value_term: str) -> Key | None:
@@ -259,6 +265,45 @@ def life_span(attributes: Sequence[Attribute]) -> Attribute | None:
             if best is None or rank > best[0]:
                 best = (rank, Attribute(last.relation, "number", values, since=first.relation))
     return None if best is None else best[1]
+
+
+def age_at(attributes: Sequence[Attribute], event: Attribute) -> Attribute | None:
+    """The age of each item at the date or year of ``event`` ("the oldest *when they won*", "younger *at the time
+    of the award*"): the days from the item's earliest own date (the date a life opens) to its ``event`` value, a
+    year read as its 1 July; value kind ``number`` (the older is the greater). ``None`` without an own date
+    before the event. (2026-11-28)
+
+    Notes
+    -----
+    O(date relations × items).
+    """
+    born = [a for a in attributes if a.kind == "date" and a.via is None and a.since is None and a is not event]
+    best: tuple[tuple[int, float], Attribute] | None = None
+    for first in born:
+        values: dict[int, list[tuple[int, Key]]] = {}
+        for item, ends in event.values.items():
+            if item not in first.values:
+                continue
+            opened = min(k for _, k in first.values[item])
+            days = [(node, day - opened) for node, key in ends if (day := _days(key, event.kind)) is not None]
+            if days:
+                values[item] = days
+        if not values or any(k < 0 for v in values.values() for _, k in v):
+            continue
+        rank = (len(values), -sum(min(k for _, k in v) for v in values.values()) / len(values))
+        if best is None or rank > best[0]:
+            best = (
+                rank,
+                Attribute(event.relation, "number", values, via=event.via, since=first.relation, ends=event.kind),
+            )
+    return None if best is None else best[1]
+
+
+def _days(key: Key, kind: ValueKind) -> Key | None:
+    """A date's or year's key as a day (a date's key is its ordinal already; a year is its 1 July)."""
+    if kind != "year":
+        return key
+    return float(dt.date(int(key), 7, 1).toordinal()) if 1 <= key <= 9999 else None
 
 
 def sampled_objects(snapshot: GraphSnapshot, sample: int) -> Iterator[tuple[int, list[int]]]:
@@ -387,9 +432,10 @@ def pick_attribute(
     embed: Callable[[Sequence[str]], npt.NDArray[np.float32]],
     *,
     need_years: bool = False,
+    two_step_penalty: float = TWO_STEP_PENALTY,
 ) -> Attribute | None:
     """The attribute ``text`` (question words and the cue's hint) is about: best cosine of the relation label
-    to ``text`` plus 0.2 × the share of items that have a value, minus ``TWO_STEP_PENALTY`` for a two-step one
+    to ``text`` plus 0.2 × the share of items that have a value, minus ``two_step_penalty`` for a two-step one
     (``need_years``: date and year relations only).
 
     Notes
@@ -406,7 +452,7 @@ def pick_attribute(
             a.relation,
             a.kind,
             a.values,
-            float(c) + 0.2 * len(a.values) / max(n_items, 1) - (TWO_STEP_PENALTY if a.via is not None else 0.0),
+            float(c) + 0.2 * len(a.values) / max(n_items, 1) - (two_step_penalty if a.via is not None else 0.0),
             a.via,
         )
         for a, c in zip(usable, cos.tolist(), strict=True)

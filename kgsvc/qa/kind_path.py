@@ -56,6 +56,7 @@ from kgsvc.errors import MatchError
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.aggregate import (
     Attribute,
+    age_at,
     ask_sparql,
     comparable_paths,
     comparable_relations,
@@ -101,6 +102,14 @@ _NOT_SUPPORTED = "this kind of question is not supported"
 _LIFE = re.compile(r"\b(?:li(?:fe|ve|ves|ved|fespan|fetime)|outliv\w*|[a-z]+-lived)\b", re.I)
 
 
+#: After an age cue, the event the age is taken at ("the oldest *when they won*", "older *at the time of* the
+#: award"): :meth:`_KindPath.life`.
+_AGE_AT = re.compile(r"\b(?:when|at\s+the\s+time\s+of|by\s+the\s+time|at\s+the\s+moment\s+of)\b", re.I)
+#: At most this many other things of the same classes are read to find the dates of a life
+#: (:meth:`_KindPath.life_dates`).
+_LIFE_PEERS = 500
+
+
 class _Refused(Exception):
     """The kind cannot be answered here: the message says why (becomes the unsupported reason)."""
 
@@ -137,6 +146,8 @@ def answer_kind(
             return path.exists(found, exists) if exists and kind.kind == "count" else found
         if not spans and not kind.over_a_class:
             raise _Refused("it names no entity of the graph to start from, only a number or date")
+        if kind.alive:
+            return path.living()
         if kind.kind == "count":
             return path.exists(path.count(), exists) if exists else path.count()
         if kind.kind == "ask":
@@ -188,7 +199,21 @@ class _KindPath:
             and set(fold(t.text).split()) - {"the", "a", "an"} <= set(noun)
         )
         unread = unread_class_nouns(self.question, self.spans, other, modifiers, self.qa.ranker.relation_words)
+        if (age := self.age_clause()) is not None:  # "the oldest *when they won*": the event the age is taken at
+            unread = [*unread, age]
         return blank_spans(self.kind.words or self.question, unread)
+
+    def age_clause(self) -> tuple[int, int] | None:
+        """Where "when …" or "at the time of …" after an age cue ("the oldest", "younger") is, to the end of its
+        clause: the event an age is taken at (:meth:`life`), not a step to the answers."""
+        cue = self.kind.cue
+        if self.kind.kind not in ("ordering", "comparison") or cue is None or "age" not in cue.hint.split():
+            return None
+        at = _AGE_AT.search(self.question, self.kind.cue_at[1] if self.kind.cue_at else 0)
+        if at is None:
+            return None
+        end = re.search(r"[,;?!]|$", self.question[at.end() :])
+        return at.start(), at.end() + (end.start() if end else 0)
 
     @property
     def graph(self) -> Any:
@@ -345,7 +370,11 @@ class _KindPath:
                 continue
             sample = sorted(ends)[:200]
             bonus = self.type_fit(sample)
-            if want_attribute:
+            if want_attribute and self.spans_life():  # a life or an age: the ends have one, or are none
+                if self.life(self.attributes_of(sample[:50])) is None:
+                    continue
+                bonus += 1.0
+            elif want_attribute:
                 if any(self.term(n).startswith('"') for n in sample[:50]):
                     continue
                 attributes = comparable_relations(
@@ -819,7 +848,9 @@ class _KindPath:
         lines += self.attribute_lines("?answer", "?value", attribute, "?x_via")
         sparql = order_sparql(lines, attribute, descending=greater, limit=limit, filters=filters)
         label = attribute.label(self.graph.relation_labels)
-        shown = [f"{a.label} ({label} {a.ranked_by.label if a.ranked_by else ''})" for a in answers]
+        shown = [
+            f"{a.label} ({_value_text(label, attribute, best[n][0], a)})" for a, n in zip(answers, order, strict=False)
+        ]
         tie = " (tied)" if len(answers) > limit else ""
         rest = [
             f"{a.label} ({a.ranked_by.label if a.ranked_by else ''})" for a in items[len(answers) : len(answers) + 4]
@@ -1024,22 +1055,121 @@ class _KindPath:
         matched, _ = self.match(chosen, spans, 4 * len(attribute.values.get(node, [])) + 2, relations)
         return [(m, s) for m, s in matched if m.node_map[0] == node]
 
+    def spans_life(self) -> bool:
+        """Whether the comparison or ordering is of a span of a life or an age at an event (:meth:`life`)."""
+        if self.kind.kind not in ("ordering", "comparison") or self.kind.cue is None:
+            return False
+        return self.age_clause() is not None or _LIFE.search(self.question) is not None
+
     def life(self, attributes: Sequence[Attribute]) -> Attribute | None:
         """The span of a life (:func:`~kgsvc.qa.aggregate.life_span`) when a comparative or superlative is about
-        one (:data:`_LIFE`), else ``None``."""
-        if self.kind.kind not in ("ordering", "comparison") or not _LIFE.search(self.question):
+        one (:data:`_LIFE`); an age at an event (:func:`~kgsvc.qa.aggregate.age_at`) when an age cue ("older",
+        "the youngest") is followed by "when …" or "at the time of …" (:data:`_AGE_AT`), the event's date or year
+        the one the words after it name; else ``None``."""
+        if not self.spans_life():
             return None
+        at = self.age_clause()
+        if at is not None:
+            own = [a for a in attributes if a.kind == "date" and a.via is None]
+            if not own:
+                return None
+            opened = min(own, key=lambda a: sum(min(k for _, k in v) for v in a.values.values()) / len(a.values))
+            events = [a for a in attributes if a.kind in ("date", "year") and a is not opened]
+            clause = blank_spans(self.question, [(s.start, s.end) for s in self.spans])[at[0] : at[1]]
+            n = len({i for a in attributes for i in a.values})
+            # an event is as often a thing's date one step away (a prize's year) as the item's own
+            labels, embed = self.graph.relation_labels, self.graph.embed
+            event = pick_attribute(events, n, clause, labels, embed, two_step_penalty=0.0)
+            return None if event is None else age_at([opened], event)
         return life_span(attributes)
+
+    def life_dates(self, nodes: Sequence[int]) -> Attribute:
+        """The two date relations that open and close a life (:func:`~kgsvc.qa.aggregate.life_span`), read from
+        ``nodes`` and, where too few of them have both, from other things of their classes (at most
+        :data:`_LIFE_PEERS`: the living have no date that closes a life)."""
+        peers = sorted({c for n in nodes for c in self.graph.types(n)})
+        others = sorted(self.graph.instances(peers) - set(nodes))[:_LIFE_PEERS] if peers else []
+        span = life_span(comparable_relations(self.graph.snapshot, self.graph.node_terms, [*nodes, *others]))
+        if span is None:
+            raise _Refused("the graph holds no pair of dates that open and close a life")
+        return span
+
+    def is_living(self, node: int, span: Attribute) -> bool:
+        """Whether ``node`` has the date that opens a life and none that closes it."""
+        snapshot = self.graph.snapshot
+        start, stop = int(snapshot.indptr[node]), int(snapshot.indptr[node + 1])
+        held = {r for r, out in zip(snapshot.relations[start:stop], snapshot.outgoing[start:stop], strict=True) if out}
+        return span.since in held and span.relation not in held
+
+    def living(self) -> Answer:
+        """ "is X still alive", "which … are still living", "how many … are still alive": the entity, or the answers
+        of the question without those words, kept where :meth:`is_living` (the SPARQL says the same with a ``FILTER
+        NOT EXISTS`` on the date that closes a life)."""
+        if self.kind.kind == "ask":
+            node = self.spans[0].nodes[0][0] if self.spans and self.spans[0].nodes else None
+            if node is None or len(self.spans) > 1:
+                raise _Refused("'alive' is asked of one entity of the graph")
+            span = self.life_dates([node])
+            truth = self.is_living(node, span)
+            subject = self.term(node)
+            lines = [f"{subject} {self.rterm(span.since or 0)} ?opened ."]
+            sparql = ask_sparql(lines, filters=[f"NOT EXISTS {{ {subject} {self.rterm(span.relation)} ?closed }}"])
+            label = self.graph.node_labels[node]
+            said = "no" if truth else "a"
+            text = f"{'Yes' if truth else 'No'} ({label} has {said} {self.graph.relation_labels[span.relation]})."
+            chosen = self.alive_shape(node)
+            return self.done(
+                self.pattern_graph(chosen, sparql), text=text, truth=truth, answers=[_yes_no(truth)], items=[]
+            )
+        if self.kind.kind == "count":
+            found = self.count()
+        else:  # the question without the words, on the whole lookup path
+            found = self.qa.ask(self.kind.words, **vars(self.opts)).model_copy(update={"question": self.question})
+        if not found.grounded:
+            return found
+        terms = found.items if self.kind.kind == "count" else found.answers
+        nodes = [n for t in terms if (n := self.node_of(t)) is not None]
+        if not nodes:
+            return found
+        span = self.life_dates(nodes)
+        kept = [t for t, n in zip(terms, nodes, strict=True) if self.is_living(n, span)]
+        lines = [
+            f"?answer {self.rterm(span.since or 0)} ?opened .",
+            f"FILTER NOT EXISTS {{ ?answer {self.rterm(span.relation)} ?closed }}",
+        ]
+        assert found.sparql is not None and found.pattern is not None
+        end = found.sparql.rindex("\n}")
+        sparql = found.sparql[:end] + "".join(f"\n  {x}" for x in lines) + found.sparql[end:]
+        pattern = found.pattern.model_copy(update={"sparql": sparql})
+        closed = self.graph.relation_labels[span.relation]
+        if self.kind.kind == "count":
+            n = len(kept)
+            number = Term(kind="literal", value=str(n), label=str(n), datatype=_XSD_INTEGER)
+            answers = [AnswerTerm(**number.model_dump(), gsd=min((i.gsd for i in kept), default=0.0), support=n)]
+            text = f"{n} (of {len(terms)}, those with no {closed}" + (
+                f": {_names([i.label for i in kept])})." if kept else ")."
+            )
+            return found.model_copy(
+                update={"answers": answers, "items": kept, "text": text, "pattern": pattern, "sparql": sparql}
+            )
+        text = f"{_names([i.label for i in kept])}." if kept else f"None: each of the {len(terms)} has a {closed}."
+        return found.model_copy(update={"answers": kept, "text": text, "pattern": pattern, "sparql": sparql})
+
+    def alive_shape(self, node: int) -> _Chosen:
+        """The pattern of "is X alive": X alone."""
+        from kgsvc.qa.pipeline import _Chosen
+
+        text = self.spans[0].text
+        return _Chosen(Pattern((PatternNode(text, True),), (), None), [text], {0: 0}, "candidate", None)
 
     def attribute_lines(self, subject: str, value: str, attribute: Attribute, middle: str) -> list[str]:
         """SPARQL triple patterns from ``subject`` to ``value`` along the attribute (through ``middle``; and to
         ``{value}_from`` for a span)."""
         relation = self.rterm(attribute.relation)
-        if attribute.since is not None:
-            return [f"{subject} {self.rterm(attribute.since)} {value}_from .", f"{subject} {relation} {value} ."]
+        opened = [f"{subject} {self.rterm(attribute.since)} {value}_from ."] if attribute.since is not None else []
         if attribute.via is None:
-            return [f"{subject} {relation} {value} ."]
-        return [f"{subject} {self.rterm(attribute.via)} {middle} .", f"{middle} {relation} {value} ."]
+            return [*opened, f"{subject} {relation} {value} ."]
+        return [*opened, f"{subject} {self.rterm(attribute.via)} {middle} .", f"{middle} {relation} {value} ."]
 
     def attributes_of(self, nodes: Sequence[int]) -> list[Attribute]:
         """The direct and two-step attributes of ``nodes``."""
@@ -1120,7 +1250,9 @@ class _KindPath:
             _names([a.label for a in top])
             + (" (tied)" if len(top) > 1 else "")
             + ": "
-            + ", ".join(f"{a.label} {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
+            + ", ".join(
+                f"{a.label} {_value_text(label, attribute, best[n][0], a)}" for a, n in zip(items, order, strict=True)
+            )
             + "."
         )
         chosen = found[0][0][1] if found[0] else found[1][0][1]
@@ -1206,7 +1338,10 @@ class _KindPath:
         sparql = ask_sparql(lines, filters=filters)
         label = attribute.label(self.graph.relation_labels)
         items = [self.answer_term(nodes[i], m.gsd, by=m.node_map[-1]) for i in range(2) for _, m in keys[i]]
-        said = "; ".join(f"{a.label}: {label} {a.ranked_by.label if a.ranked_by else ''}" for a in items)
+        said = "; ".join(
+            f"{a.label}: {_value_text(label, attribute, k, a)}"
+            for a, k in zip(items, [k for i in range(2) for k, _ in keys[i]], strict=True)
+        )
         text = f"{'Yes' if truth else 'No'} ({said})."
         chosen = found[0][0][1]
         matched = [p for i in range(2) for p in found[i]]
@@ -1570,6 +1705,13 @@ def _names(labels: Sequence[str]) -> str:
 
 def _triples_text(evidence: Evidence) -> str:
     return ", ".join(f"{t.head.label} {t.relation.label} {t.tail.label}" for t in evidence.triples)
+
+
+def _value_text(label: str, attribute: Attribute, key: float, item: AnswerTerm) -> str:
+    """How an item's value reads in an answer's text: the attribute and the value ranked by, after the years of a
+    span (a life, an age at an event)."""
+    value = f"{label} {item.ranked_by.label if item.ranked_by else ''}"
+    return f"{key / 365.2425:.1f} years, {value}" if attribute.since is not None else value
 
 
 def _yes_no(truth: bool) -> AnswerTerm:

@@ -29,6 +29,7 @@ The rules are English word patterns; they name no benchmark relation or template
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -194,6 +195,9 @@ class QuestionKind:
     counted : str
         Ordering by a count: the things whose number ranks the answers ("which institution has the most *Nobel
         laureates*"); empty for an ordering by a value.
+    alive : bool
+        "still alive", "still living": the answers (or the entity asked about) have the date that opens a life and
+        not the one that closes it (:data:`_ALIVE`; the words are blanked in ``words``).
     """
 
     kind: KindName
@@ -207,6 +211,7 @@ class QuestionKind:
     noun: str = ""
     cue_at: tuple[int, int] | None = None
     counted: str = ""
+    alive: bool = False
 
     @property
     def over_a_class(self) -> bool:
@@ -385,6 +390,15 @@ def cue_window(question: str, kind: QuestionKind, spans: Sequence[tuple[int, int
     return " ".join(w.strip("?.!") for w in words if w.strip("?.!"))
 
 
+#: "still alive", "still living", "alive today", with a source after it ("…, going by the graph"): a condition on
+#: the answers (:attr:`QuestionKind.alive`), not a relation to walk (2026-11-28).
+_ALIVE = re.compile(
+    r"\b(?:(?:still|yet)\s+(?:alive|living|with\s+us)|alive(?:\s+(?:today|now))?)\b"
+    r"(?:\s*,?\s*(?:according\s+to|going\s+by|as\s+per|in)\s+(?:the\s+)?(?:data|graph|dataset|records?))?",
+    re.I,
+)
+
+
 def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKind:
     """The kind of ``question`` (module docstring); ``spans`` are the linked mentions' ``(start, end)``.
 
@@ -422,7 +436,22 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
     'ask'
     >>> classify("is X 's husband a man or a woman ?", [(3, 4)]).kind
     'lookup'
+    >>> k = classify("X vs Y: which of them was younger when they won?", [(0, 1), (5, 6)])
+    >>> k.kind, k.choice
+    ('ordering', True)
+    >>> k = classify("how many X laureates are still alive according to the graph", [(9, 10)])
+    >>> k.kind, k.alive, k.words
+    ('count', True, 'which    X laureates are                                   ')
     """
+    alive = _ALIVE.search(_mask(question, spans))
+    if alive is None:
+        return _classify(question, spans)
+    blanked = _blank(question, alive)
+    kind = _classify(blanked, spans)
+    return dataclasses.replace(kind, alive=True, words=kind.words or blanked)
+
+
+def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
     numeric = [(a, b) for a, b in spans if _CONSTANT.fullmatch(question[a:b].strip())]
     named = [sp for sp in spans if sp not in numeric]
     masked = _mask(question, named).lower()
@@ -433,7 +462,7 @@ def classify(question: str, spans: Sequence[tuple[int, int]] = ()) -> QuestionKi
         if pattern.search(masked):
             return QuestionKind("unsupported", reason=why, words=question)
     values = constants(question, named)
-    alternative = re.search(r"#\s*,?\s+or\s+(?:[a-z]+\s+){0,2}#", masked) is not None or (
+    alternative = re.search(r"#\s*,?\s+(?:or|vs\.?|versus)\s+(?:[a-z]+\s+){0,2}#", masked) is not None or (
         re.search(r"\bor\b", masked) is not None and n_mentions < 2
     )
     between = re.search(r"^\W*between\s+#+\s+and\s+#", masked) is not None  # "Between X and Y, who …"

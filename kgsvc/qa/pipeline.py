@@ -501,7 +501,7 @@ class QuestionAnswerer:
         if not spans and not kind.over_a_class and kind.kind != "unsupported":  # else: the kind says why
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
-        if kind.kind != "lookup" or kind.constant is not None or kind.conjunction:
+        if kind.kind != "lookup" or kind.constant is not None or kind.conjunction or kind.alive:
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
 
             return answer_kind(self, question, kind, spans, base, timings, started, opts, linked.types, form.exists)

@@ -6,6 +6,12 @@ SPARQL. Each fails on the code before it:
 * **the span of a life** ("who had the longer life, X or Y", "did X live longer than Y", "the longest-lived …"): the
   days from each one's birth date to its death date, both read from the graph (:func:`kgsvc.qa.aggregate.life_span`);
   main compared the death dates, so the one who died later "lived longer";
+* **an age at an event** ("who was the oldest *when they won*", "which of X or Y was younger *when they won*"):
+  the days from each one's first date to the year of its prize, one step away; main ranked by the birth date, or
+  walked to the prizes;
+* **"still alive"**, "still living" ("is X still alive", "which … are still living", "how many … are still alive
+  according to the graph"): the answers that have the date that opens a life and none that closes it; main found
+  no relation for "alive" or walked to some other one;
 * **a given name as people shorten it** ("Gerard 't Hooft" for *Gerardus 't Hooft*, "Fred Sanger" for *Frederick
   Sanger*): main linked the given name "Gerard" to another person's given-name literal, or only the family name.
 """
@@ -28,6 +34,10 @@ PEOPLE = {  # id: (given, family, born, died, born in)
     "Gerard": ("Gerard", "Debreu", "1921-07-04", "2004-12-31", "Arles"),  # 83 years, another Gerard
     "Olah": ("George", "Olah", "1927-05-22", "2017-03-08", "Pest"),  # 89 years
 }
+# the prizes, years plain strings: Debreu, born 90 years after Mistral, won oldest of those born in Arles
+PRIZES = {"P1904": ("Mistral", "1904"), "P1971": ("Gabor", "1971"), "P1999": ("Hooft", "1999")}
+PRIZES |= {"P1958": ("Sanger", "1958"), "P1980": ("Sanger", "1980"), "P2011": ("Gerard", "2011")}
+PRIZES |= {"P1994": ("Olah", "1994")}
 TURTLE = "\n".join(
     [
         "@prefix ex: <http://example.org/> .",
@@ -36,7 +46,10 @@ TURTLE = "\n".join(
         'ex:Laureate rdfs:label "Laureate" . ex:City rdfs:label "City" .',
         'ex:givenName rdfs:label "given name" . ex:familyName rdfs:label "family name" .',
         'ex:birthDate rdfs:label "birth date" . ex:deathDate rdfs:label "death date" .',
-        'ex:birthPlace rdfs:label "birth place" .',
+        'ex:birthPlace rdfs:label "birth place" . ex:laureateAward rdfs:label "laureate award" .',
+        'ex:year rdfs:label "year" . ex:NobelPrize rdfs:label "Nobel Prize" .',
+        *[f'ex:{p} a ex:NobelPrize ; rdfs:label "Nobel {y}" ; ex:year "{y}" .' for p, (_, y) in PRIZES.items()],
+        *[f"ex:{person} ex:laureateAward ex:{p} ." for p, (person, _) in PRIZES.items()],
         'ex:Arles a ex:City ; rdfs:label "Arles" . ex:Pest a ex:City ; rdfs:label "Pest" .',
         *[
             f'ex:{key} a ex:Laureate ; rdfs:label "{given} {family}" ; ex:givenName "{given}" ; '
@@ -96,3 +109,41 @@ def test_a_given_name_written_short(lives: kgsvc.KG) -> None:
     assert values(lives.ask("Where was Fred Sanger born?", dataset="lives")) == [f"{EX}Pest"]
     # a given name written in full is that person's, not a longer one's
     assert values(lives.ask("When was Gerard Debreu born?", dataset="lives")) == ["1921-07-04"]
+
+
+def test_still_alive_is_a_life_opened_and_not_closed(lives: kgsvc.KG) -> None:
+    query = (
+        f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Arles> ; <{EX}birthDate> ?b "
+        f"FILTER NOT EXISTS {{ ?x <{EX}deathDate> ?d }} }}"
+    )
+    assert hand_answers(lives, query, "lives") == [f"{EX}Hooft"]
+    answer = lives.ask("Which laureates born in Arles are still living?", dataset="lives")
+    assert values(answer) == [f"{EX}Hooft"]
+    assert answer.sparql is not None
+    assert [str(r["answer"].value) for r in lives.sparql(answer.sparql, dataset="lives").rows] == [f"{EX}Hooft"]
+    counted = lives.ask("how many laureates born in Arles are still alive according to the graph", dataset="lives")
+    assert values(counted) == ["1"]
+    assert values(lives.ask("Is Gerardus 't Hooft still alive?", dataset="lives")) == ["true"]
+    dead = lives.ask("Is Dennis Gabor still alive?", dataset="lives")
+    assert values(dead) == ["false"]
+    assert dead.sparql is not None and lives.sparql(dead.sparql, dataset="lives").boolean is False
+
+
+def test_an_age_at_the_year_of_a_prize(lives: kgsvc.KG) -> None:
+    age = (
+        '(<http://www.w3.org/2001/XMLSchema#date>(CONCAT(STR(?y), "-07-01")) '
+        "- <http://www.w3.org/2001/XMLSchema#date>(STR(?b)))"
+    )
+    query = (
+        f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Arles> ; <{EX}birthDate> ?b ; <{EX}laureateAward>/<{EX}year> ?y }}"
+        f" ORDER BY DESC({age}) LIMIT 1"
+    )
+    assert hand_answers(lives, query, "lives") == [f"{EX}Gerard"]  # Mistral was born first
+    oldest = lives.ask("Of the laureates born in Arles, who was the oldest when they won?", dataset="lives")
+    assert values(oldest) == [f"{EX}Gerard"]
+    younger = lives.ask("Who was younger when they won, Gerard Debreu or Frederic Mistral?", dataset="lives")
+    assert values(younger) == [f"{EX}Mistral"]
+    assert values(lives.ask("Was Gerard Debreu older than Frederic Mistral when he won?", dataset="lives")) == ["true"]
+    assert oldest.sparql is not None
+    rows = lives.sparql(oldest.sparql, dataset="lives").rows
+    assert [str(r["answer"].value) for r in rows] == [f"{EX}Gerard"]
