@@ -135,7 +135,8 @@ def test_an_age_at_the_year_of_a_prize(lives: kgsvc.KG) -> None:
         "- <http://www.w3.org/2001/XMLSchema#date>(STR(?b)))"
     )
     query = (
-        f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Arles> ; <{EX}birthDate> ?b ; <{EX}laureateAward>/<{EX}year> ?y }}"
+        f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Arles> ; <{EX}birthDate> ?b ; "
+        f"<{EX}laureateAward>/<{EX}year> ?y }}"
         f" ORDER BY DESC({age}) LIMIT 1"
     )
     assert hand_answers(lives, query, "lives") == [f"{EX}Gerard"]  # Mistral was born first
