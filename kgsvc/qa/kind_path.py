@@ -105,6 +105,14 @@ _LIFE = re.compile(r"\b(?:li(?:fe|ve|ves|ved|fespan|fetime)|outliv\w*|[a-z]+-liv
 #: After an age cue, the event the age is taken at ("the oldest *when they won*", "older *at the time of* the
 #: award"): :meth:`_KindPath.life`.
 _AGE_AT = re.compile(r"\b(?:when|at\s+the\s+time\s+of|by\s+the\s+time|at\s+the\s+moment\s+of)\b", re.I)
+#: "to <verb>" after a noun phrase ("the first laureate born in X *to win* a Nobel", "the youngest *to die*"): the
+#: event a time or an age is taken at (:meth:`_KindPath.age_clause`); not "to the", "to be", "to have".
+_TO_VERB = re.compile(
+    r"\bto\s+(?!(?:the|a|an|be|been|have|has|his|her|its|their|this|that|these|those)\b)[a-z]+\b", re.I
+)
+#: Where the clause of an event ends (:meth:`_KindPath.age_clause`): a punctuation mark, or a word that opens the
+#: phrase of the compared things ("the first to die *among* the laureates born in X").
+_CLAUSE_END = re.compile(r"[,;?!]|\b(?:among|amongst|of|from|while|who|which|that|whose|born|between)\b", re.I)
 #: At most this many other things of the same classes are read to find the dates of a life
 #: (:meth:`_KindPath.life_dates`).
 _LIFE_PEERS = 500
@@ -204,16 +212,24 @@ class _KindPath:
         return blank_spans(self.kind.words or self.question, unread)
 
     def age_clause(self) -> tuple[int, int] | None:
-        """Where "when …" or "at the time of …" after an age cue ("the oldest", "younger") is, to the end of its
-        clause: the event an age is taken at (:meth:`life`), not a step to the answers."""
+        """Where "when …", "at the time of …" or "to <verb> …" after an age cue ("the oldest", "younger") is, or
+        "to <verb> …" after a cue of time ("the first laureate born in X *to win a Nobel*"), to the end of its
+        clause: the event an age or a time is taken at (:meth:`life`), not a step to the answers."""
         cue = self.kind.cue
-        if self.kind.kind not in ("ordering", "comparison") or cue is None or "age" not in cue.hint.split():
+        if self.kind.kind not in ("ordering", "comparison") or cue is None:
             return None
-        at = _AGE_AT.search(self.question, self.kind.cue_at[1] if self.kind.cue_at else 0)
+        after = self.kind.cue_at[1] if self.kind.cue_at else 0
+        hint = cue.hint.split()
+        if "age" in hint:
+            at = _AGE_AT.search(self.question, after) or _TO_VERB.search(self.question, after)
+        elif hint == ["date", "year"]:
+            at = _TO_VERB.search(self.question, after)
+        else:
+            return None
         if at is None:
             return None
-        end = re.search(r"[,;?!]|$", self.question[at.end() :])
-        return at.start(), at.end() + (end.start() if end else 0)
+        end = _CLAUSE_END.search(self.question, at.end())
+        return at.start(), end.start() if end else len(self.question)
 
     @property
     def graph(self) -> Any:
@@ -1069,19 +1085,24 @@ class _KindPath:
         if not self.spans_life():
             return None
         at = self.age_clause()
-        if at is not None:
-            own = [a for a in attributes if a.kind == "date" and a.via is None]
-            if not own:
-                return None
-            opened = min(own, key=lambda a: sum(min(k for _, k in v) for v in a.values.values()) / len(a.values))
-            events = [a for a in attributes if a.kind in ("date", "year") and a is not opened]
-            clause = blank_spans(self.question, [(s.start, s.end) for s in self.spans])[at[0] : at[1]]
-            n = len({i for a in attributes for i in a.values})
-            # an event is as often a thing's date one step away (a prize's year) as the item's own
-            labels, embed = self.graph.relation_labels, self.graph.embed
-            event = pick_attribute(events, n, clause, labels, embed, two_step_penalty=0.0)
-            return None if event is None else age_at([opened], event)
-        return life_span(attributes)
+        if at is None:
+            return life_span(attributes)
+        aged = "age" in self.kind.cue.hint.split() if self.kind.cue is not None else False
+        own = [a for a in attributes if a.kind == "date" and a.via is None]
+        if aged and not own:
+            return None
+        opened = min(
+            own, key=lambda a: sum(min(k for _, k in v) for v in a.values.values()) / len(a.values), default=None
+        )
+        events = [a for a in attributes if a.kind in ("date", "year") and (a is not opened or not aged)]
+        clause = blank_spans(self.question, [(s.start, s.end) for s in self.spans])[at[0] : at[1]]
+        n = len({i for a in attributes for i in a.values})
+        # an event is as often a thing's date one step away (a prize's year) as the item's own
+        labels, embed = self.graph.relation_labels, self.graph.embed
+        event = pick_attribute(events, n, clause, labels, embed, two_step_penalty=0.0)
+        if event is None or not aged or opened is None:
+            return event  # "the first … to win": the time of the event itself
+        return age_at([opened], event)
 
     def life_dates(self, nodes: Sequence[int]) -> Attribute:
         """The two date relations that open and close a life (:func:`~kgsvc.qa.aggregate.life_span`), read from

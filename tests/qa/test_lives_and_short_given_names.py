@@ -1,7 +1,8 @@
-"""Issue 16, 2026-11-28 (session 26): readings found on the fourteenth held-out Nobel batch (n331–n350), on a small
-graph of our own in Turtle with the Nobel graph's shapes (people with a label, a given name and a family name as
-literals, typed birth and death dates), the bundled MiniLM, no exemplars, answers checked against hand-written
-SPARQL. Each fails on the code before it:
+"""Issue 16, 2026-11-28 (fourth session): readings found on the fourteenth and fifteenth held-out Nobel batches
+(n331–n370), on a small graph of our own in Turtle with the Nobel graph's shapes (people typed as persons and
+laureates, with a label, a given name and a family name as literals, typed birth and death dates, prizes whose
+years are plain strings), the bundled MiniLM, no exemplars, answers checked against hand-written SPARQL. Each fails
+on the code before it:
 
 * **the span of a life** ("who had the longer life, X or Y", "did X live longer than Y", "the longest-lived …"): the
   days from each one's birth date to its death date, both read from the graph (:func:`kgsvc.qa.aggregate.life_span`);
@@ -9,6 +10,8 @@ SPARQL. Each fails on the code before it:
 * **an age at an event** ("who was the oldest *when they won*", "which of X or Y was younger *when they won*"):
   the days from each one's first date to the year of its prize, one step away; main ranked by the birth date, or
   walked to the prizes;
+* **the first or last "to <verb>"** ("the first laureate born in X *to win* a prize"): the time of the event the
+  verb names, not of the nearest verb ("born"); main ranked by the birth date;
 * **"still alive"**, "still living" ("is X still alive", "which … are still living", "how many … are still alive
   according to the graph"): the answers that have the date that opens a life and none that closes it; main found
   no relation for "alive" or walked to some other one;
@@ -43,7 +46,7 @@ TURTLE = "\n".join(
         "@prefix ex: <http://example.org/> .",
         "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .",
         "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
-        'ex:Laureate rdfs:label "Laureate" . ex:City rdfs:label "City" .',
+        'ex:Laureate rdfs:label "Laureate" . ex:City rdfs:label "City" . ex:Person rdfs:label "Person" .',
         'ex:givenName rdfs:label "given name" . ex:familyName rdfs:label "family name" .',
         'ex:birthDate rdfs:label "birth date" . ex:deathDate rdfs:label "death date" .',
         'ex:birthPlace rdfs:label "birth place" . ex:laureateAward rdfs:label "laureate award" .',
@@ -52,7 +55,7 @@ TURTLE = "\n".join(
         *[f"ex:{person} ex:laureateAward ex:{p} ." for p, (person, _) in PRIZES.items()],
         'ex:Arles a ex:City ; rdfs:label "Arles" . ex:Pest a ex:City ; rdfs:label "Pest" .',
         *[
-            f'ex:{key} a ex:Laureate ; rdfs:label "{given} {family}" ; ex:givenName "{given}" ; '
+            f'ex:{key} a ex:Laureate, ex:Person ; rdfs:label "{given} {family}" ; ex:givenName "{given}" ; '
             f'ex:familyName "{family}" ; ex:birthDate "{born}"^^xsd:date ; ex:birthPlace ex:{city} '
             + (f'; ex:deathDate "{died}"^^xsd:date .' if died else ".")
             for key, (given, family, born, died, city) in PEOPLE.items()
@@ -148,3 +151,14 @@ def test_an_age_at_the_year_of_a_prize(lives: kgsvc.KG) -> None:
     assert oldest.sparql is not None
     rows = lives.sparql(oldest.sparql, dataset="lives").rows
     assert [str(r["answer"].value) for r in rows] == [f"{EX}Gerard"]
+
+
+def test_the_first_to_do_something_is_ranked_by_the_time_of_that(lives: kgsvc.KG) -> None:
+    query = (
+        f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Pest> ; <{EX}laureateAward>/<{EX}year> ?y }} ORDER BY ?y LIMIT 1"
+    )
+    assert hand_answers(lives, query, "lives") == [f"{EX}Sanger"]  # Gabor was born first
+    first = lives.ask("Who was the first laureate born in Pest to win a prize?", dataset="lives")
+    assert values(first) == [f"{EX}Sanger"]
+    died = lives.ask("Who was the first to die among the laureates born in Pest?", dataset="lives")
+    assert values(died) == [f"{EX}Gabor"]
