@@ -1079,9 +1079,10 @@ class _KindPath:
 
     def life(self, attributes: Sequence[Attribute]) -> Attribute | None:
         """The span of a life (:func:`~kgsvc.qa.aggregate.life_span`) when a comparative or superlative is about
-        one (:data:`_LIFE`); an age at an event (:func:`~kgsvc.qa.aggregate.age_at`) when an age cue ("older",
-        "the youngest") is followed by "when …" or "at the time of …" (:data:`_AGE_AT`), the event's date or year
-        the one the words after it name; else ``None``."""
+        one (:data:`_LIFE`); where :meth:`age_clause` finds an event, its date or year (the one the clause's words
+        name, one step away as readily as the item's own): the age at it (:func:`~kgsvc.qa.aggregate.age_at`) after
+        an age cue ("the oldest *when they won*"), the time itself after a cue of time ("the first … *to win*");
+        else ``None``."""
         if not self.spans_life():
             return None
         at = self.age_clause()
@@ -1106,8 +1107,8 @@ class _KindPath:
 
     def life_dates(self, nodes: Sequence[int]) -> Attribute:
         """The two date relations that open and close a life (:func:`~kgsvc.qa.aggregate.life_span`), read from
-        ``nodes`` and, where too few of them have both, from other things of their classes (at most
-        :data:`_LIFE_PEERS`: the living have no date that closes a life)."""
+        ``nodes`` and from other things of their classes (at most :data:`_LIFE_PEERS`): the living have no date that
+        closes a life, so the nodes alone may not show it."""
         peers = sorted({c for n in nodes for c in self.graph.types(n)})
         others = sorted(self.graph.instances(peers) - set(nodes))[:_LIFE_PEERS] if peers else []
         span = life_span(comparable_relations(self.graph.snapshot, self.graph.node_terms, [*nodes, *others]))
@@ -1138,7 +1139,7 @@ class _KindPath:
             label = self.graph.node_labels[node]
             said = "no" if truth else "a"
             text = f"{'Yes' if truth else 'No'} ({label} has {said} {self.graph.relation_labels[span.relation]})."
-            chosen = self.alive_shape(node)
+            chosen = self.alive_shape()
             return self.done(
                 self.pattern_graph(chosen, sparql), text=text, truth=truth, answers=[_yes_no(truth)], items=[]
             )
@@ -1149,11 +1150,11 @@ class _KindPath:
         if not found.grounded:
             return found
         terms = found.items if self.kind.kind == "count" else found.answers
-        nodes = [n for t in terms if (n := self.node_of(t)) is not None]
-        if not nodes:
+        held = [(t, n) for t in terms if (n := self.node_of(t)) is not None]
+        if not held:
             return found
-        span = self.life_dates(nodes)
-        kept = [t for t, n in zip(terms, nodes, strict=True) if self.is_living(n, span)]
+        span = self.life_dates([n for _, n in held])
+        kept = [t for t, n in held if self.is_living(n, span)]
         lines = [
             f"?answer {self.rterm(span.since or 0)} ?opened .",
             f"FILTER NOT EXISTS {{ ?answer {self.rterm(span.relation)} ?closed }}",
@@ -1176,7 +1177,7 @@ class _KindPath:
         text = f"{_names([i.label for i in kept])}." if kept else f"None: each of the {len(terms)} has a {closed}."
         return found.model_copy(update={"answers": kept, "text": text, "pattern": pattern, "sparql": sparql})
 
-    def alive_shape(self, node: int) -> _Chosen:
+    def alive_shape(self) -> _Chosen:
         """The pattern of "is X alive": X alone."""
         from kgsvc.qa.pipeline import _Chosen
 
