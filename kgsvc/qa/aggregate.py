@@ -62,6 +62,7 @@ __all__ = [
     "life_span",
     "literal_parts",
     "order_sparql",
+    "own_dates",
     "pick_attribute",
     "sampled_objects",
     "sort_key",
@@ -237,6 +238,11 @@ class Attribute:
         return sort_key(lex, self.kind)
 
 
+def own_dates(attributes: Sequence[Attribute]) -> list[Attribute]:
+    """The attributes that are the items' own dates (one step, not a span)."""
+    return [a for a in attributes if a.kind == "date" and a.via is None and a.since is None]
+
+
 def life_span(attributes: Sequence[Attribute]) -> Attribute | None:
     """The span of the items' lives ("who lived longer", "the longest-lived"): of the pairs of the items' own date
     relations ``(since, relation)`` whose second date never comes before the first for an item that has both, the
@@ -248,7 +254,7 @@ def life_span(attributes: Sequence[Attribute]) -> Attribute | None:
     -----
     O(date relations² × items).
     """
-    dates = [a for a in attributes if a.kind == "date" and a.via is None and a.since is None]
+    dates = own_dates(attributes)
     best: tuple[tuple[int, float], Attribute] | None = None
     for first in dates:
         for last in dates:
@@ -267,36 +273,27 @@ def life_span(attributes: Sequence[Attribute]) -> Attribute | None:
     return None if best is None else best[1]
 
 
-def age_at(attributes: Sequence[Attribute], event: Attribute) -> Attribute | None:
+def age_at(opened: Attribute, event: Attribute) -> Attribute | None:
     """The age of each item at the date or year of ``event`` ("the oldest *when they won*", "younger *at the time
-    of the award*"): the days from the item's earliest own date (the date a life opens) to its ``event`` value, a
-    year read as its 1 July; value kind ``number`` (the older is the greater). ``None`` without an own date
-    before the event. (2026-11-28)
+    of the award*"): the days from the item's earliest ``opened`` date (the date a life opens) to its ``event``
+    value, a year read as its 1 July; value kind ``number`` (the older is the greater). ``None`` when no item has
+    both, or an event comes before its opening date. (2026-11-28)
 
     Notes
     -----
-    O(date relations × items).
+    O(items × values).
     """
-    born = [a for a in attributes if a.kind == "date" and a.via is None and a.since is None and a is not event]
-    best: tuple[tuple[int, float], Attribute] | None = None
-    for first in born:
-        values: dict[int, list[tuple[int, Key]]] = {}
-        for item, ends in event.values.items():
-            if item not in first.values:
-                continue
-            opened = min(k for _, k in first.values[item])
-            days = [(node, day - opened) for node, key in ends if (day := _days(key, event.kind)) is not None]
-            if days:
-                values[item] = days
-        if not values or any(k < 0 for v in values.values() for _, k in v):
+    values: dict[int, list[tuple[int, Key]]] = {}
+    for item, ends in event.values.items():
+        if item not in opened.values:
             continue
-        rank = (len(values), -sum(min(k for _, k in v) for v in values.values()) / len(values))
-        if best is None or rank > best[0]:
-            best = (
-                rank,
-                Attribute(event.relation, "number", values, via=event.via, since=first.relation, ends=event.kind),
-            )
-    return None if best is None else best[1]
+        first = min(k for _, k in opened.values[item])
+        days = [(node, day - first) for node, key in ends if (day := _days(key, event.kind)) is not None]
+        if days:
+            values[item] = days
+    if not values or any(k < 0 for v in values.values() for _, k in v):
+        return None
+    return Attribute(event.relation, "number", values, via=event.via, since=opened.relation, ends=event.kind)
 
 
 def _days(key: Key, kind: ValueKind) -> Key | None:

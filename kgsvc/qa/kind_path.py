@@ -69,6 +69,7 @@ from kgsvc.qa.aggregate import (
     in_period,
     life_span,
     order_sparql,
+    own_dates,
     pick_attribute,
     year_constant,
 )
@@ -515,8 +516,7 @@ class _KindPath:
             lines += self.type_lines(classes)
         sparql = count_sparql(lines, filters=filters)
         n = len(items)
-        number = Term(kind="literal", value=str(n), label=str(n), datatype=_XSD_INTEGER)
-        answers = [AnswerTerm(**number.model_dump(), gsd=min((i.gsd for i in items), default=0.0), support=n)]
+        answers = [_count_term(items)]
         named = _names([i.label for i in items])
         text = f"{'At least ' if not complete else ''}{n}" + (f" ({named})." if items else ".")
         return self.done(
@@ -797,8 +797,7 @@ class _KindPath:
         if count:
             sparql = count_sparql(lines, filters=filters)
             n = len(items)
-            number = Term(kind="literal", value=str(n), label=str(n), datatype=_XSD_INTEGER)
-            answers = [AnswerTerm(**number.model_dump(), gsd=min((i.gsd for i in items), default=0.0), support=n)]
+            answers = [_count_term(items)]
             text = f"{n}" + (f" ({named})." if items else ".")
             return self.done(
                 self.pattern_graph(extended, sparql, **kind_fields),
@@ -1089,7 +1088,7 @@ class _KindPath:
         if at is None:
             return life_span(attributes)
         aged = "age" in self.kind.cue.hint.split() if self.kind.cue is not None else False
-        own = [a for a in attributes if a.kind == "date" and a.via is None]
+        own = own_dates(attributes)
         if aged and not own:
             return None
         opened = min(
@@ -1103,7 +1102,7 @@ class _KindPath:
         event = pick_attribute(events, n, clause, labels, embed, two_step_penalty=0.0)
         if event is None or not aged or opened is None:
             return event  # "the first … to win": the time of the event itself
-        return age_at([opened], event)
+        return age_at(opened, event)
 
     def life_dates(self, nodes: Sequence[int]) -> Attribute:
         """The two date relations that open and close a life (:func:`~kgsvc.qa.aggregate.life_span`), read from
@@ -1119,9 +1118,12 @@ class _KindPath:
     def is_living(self, node: int, span: Attribute) -> bool:
         """Whether ``node`` has the date that opens a life and none that closes it."""
         snapshot = self.graph.snapshot
-        start, stop = int(snapshot.indptr[node]), int(snapshot.indptr[node + 1])
-        held = {r for r, out in zip(snapshot.relations[start:stop], snapshot.outgoing[start:stop], strict=True) if out}
-        return span.since in held and span.relation not in held
+        assert span.since is not None
+
+        def holds(relation: int) -> bool:
+            return len(snapshot.neighbors_via(node, relation, outgoing=True)) > 0
+
+        return holds(span.since) and not holds(span.relation)
 
     def living(self) -> Answer:
         """ "is X still alive", "which … are still living", "how many … are still alive": the entity, or the answers
@@ -1166,8 +1168,7 @@ class _KindPath:
         closed = self.graph.relation_labels[span.relation]
         if self.kind.kind == "count":
             n = len(kept)
-            number = Term(kind="literal", value=str(n), label=str(n), datatype=_XSD_INTEGER)
-            answers = [AnswerTerm(**number.model_dump(), gsd=min((i.gsd for i in kept), default=0.0), support=n)]
+            answers = [_count_term(kept)]
             text = f"{n} (of {len(terms)}, those with no {closed}" + (
                 f": {_names([i.label for i in kept])})." if kept else ")."
             )
@@ -1734,6 +1735,13 @@ def _value_text(label: str, attribute: Attribute, key: float, item: AnswerTerm) 
     span (a life, an age at an event)."""
     value = f"{label} {item.ranked_by.label if item.ranked_by else ''}"
     return f"{key / 365.2425:.1f} years, {value}" if attribute.since is not None else value
+
+
+def _count_term(items: Sequence[AnswerTerm]) -> AnswerTerm:
+    """The answer of a count: the number of ``items``, with their best GSD and each one's support."""
+    n = len(items)
+    number = Term(kind="literal", value=str(n), label=str(n), datatype=_XSD_INTEGER)
+    return AnswerTerm(**number.model_dump(), gsd=min((i.gsd for i in items), default=0.0), support=n)
 
 
 def _yes_no(truth: bool) -> AnswerTerm:

@@ -1,7 +1,7 @@
 """The sample KG loaded and indexed once per module (real store, real MiniLM embeddings, real snapshot);
-:func:`indexed_turtle` for a test's own small graph, :func:`hand_answers` and :func:`top_answers` to compare it with
-hand-written SPARQL; :func:`zero_shot_answerer` and :func:`top_signature` for the
-ranking tests on small triple lists."""
+:func:`indexed_turtle` for a test's own small graph, :func:`hand_answers`, :func:`answer_values` and
+:func:`top_answers` to compare it with hand-written SPARQL; :func:`zero_shot_answerer` and :func:`top_signature` for
+the ranking tests on small triple lists."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 import kgsvc
 from kgsvc.qa.graph import QAGraph, load_embedder
 from kgsvc.qa.pipeline import QAOptions, QuestionAnswerer, _main_spans
+from kgsvc.qa.result import Answer
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,12 @@ def indexed_turtle(folder: Path, dataset: str, turtle: str) -> Iterator[kgsvc.KG
 def hand_answers(kg: kgsvc.KG, query: str, dataset: str) -> list[str]:
     """The values of ``?x`` in the rows of the hand-written SPARQL ``query`` on ``dataset``, sorted."""
     return sorted(str(row["x"].value) for row in kg.sparql(query, dataset=dataset).rows)
+
+
+def answer_values(answer: Answer) -> list[str]:
+    """The values of a grounded ``answer``'s answers, sorted (the answer's text in the failure message)."""
+    assert answer.grounded, answer.text
+    return sorted(a.value for a in answer.answers)
 
 
 def top_answers(kg: kgsvc.KG, question: str, dataset: str) -> list[str]:

@@ -18,8 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 import kgsvc
-from kgsvc.qa.result import Answer
-from tests.qa.conftest import hand_answers, indexed_turtle
+from tests.qa.conftest import answer_values, hand_answers, indexed_turtle
 
 PEOPLE = {  # name: (born, died, prize)
     "Ada Quill": ("1924-03-01", "1962-05-02", "P1"),
@@ -60,17 +59,12 @@ def dates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
         yield kg
 
 
-def values(answer: Answer) -> list[str]:
-    assert answer.grounded, answer.text
-    return sorted(a.value for a in answer.answers)
-
-
 def test_died_in_a_year_is_the_year_of_a_death_date(dates: kgsvc.KG) -> None:
     """(main: the laureates of the 1962 prizes, Bo Hart, Cy Hal and Eli Stone.)"""
     query = f"SELECT ?x WHERE {{ ?x <{EX}deathDate> ?d FILTER({YEAR} = 1962) }}"
     expected = hand_answers(dates, query, "dates")
     assert expected == [f"{EX}Ada_Quill", f"{EX}Bo_Hart"]
-    assert values(dates.ask("Which laureates died in 1962?", dataset="dates")) == expected
+    assert answer_values(dates.ask("Which laureates died in 1962?", dataset="dates")) == expected
     counted = dates.ask("how many laureates died in the year 1962", dataset="dates")
     assert counted.grounded and counted.answers[0].value == "2", counted.text
 
@@ -82,7 +76,7 @@ def test_born_in_a_year_with_an_entity(dates: kgsvc.KG) -> None:
     )
     expected = hand_answers(dates, query, "dates")
     assert expected == [f"{EX}Cy_Hal"]
-    assert values(dates.ask("list the economics laureates born in 1924", dataset="dates")) == expected
+    assert answer_values(dates.ask("list the economics laureates born in 1924", dataset="dates")) == expected
 
 
 def test_a_prize_year_stays_a_prize_year(dates: kgsvc.KG) -> None:
@@ -91,7 +85,7 @@ def test_a_prize_year_stays_a_prize_year(dates: kgsvc.KG) -> None:
     expected = hand_answers(dates, query, "dates")
     assert expected == [f"{EX}Bo_Hart", f"{EX}Cy_Hal", f"{EX}Eli_Stone"]
     answer = dates.ask("Which laureates won the Nobel Prize in 1962?", dataset="dates")
-    assert values(answer) == expected and answer.pattern is not None and answer.pattern.operator is None
+    assert answer_values(answer) == expected and answer.pattern is not None and answer.pattern.operator is None
 
 
 def test_a_filter_on_a_class_with_no_entity(dates: kgsvc.KG) -> None:
@@ -99,7 +93,7 @@ def test_a_filter_on_a_class_with_no_entity(dates: kgsvc.KG) -> None:
     expected = hand_answers(dates, query, "dates")
     assert expected == [f"{EX}Bo_Hart", f"{EX}Dee_Marsh"]
     answer = dates.ask("Which laureates were born before 1900?", dataset="dates")
-    assert values(answer) == expected and answer.evidence
+    assert answer_values(answer) == expected and answer.evidence
     assert sorted(r["answer"].value for r in dates.sparql(answer.sparql or "", dataset="dates").rows) == expected
 
 
@@ -123,7 +117,7 @@ def test_a_date_written_in_words(dates: kgsvc.KG, question: str) -> None:
     "1924" to a prize year and answered by it, or nothing)."""
     query = f'SELECT ?x WHERE {{ ?x <{EX}birthDate> "1924-03-01"^^<http://www.w3.org/2001/XMLSchema#date> }}'
     assert hand_answers(dates, query, "dates") == [f"{EX}Ada_Quill"]
-    assert values(dates.ask(question, dataset="dates")) == [f"{EX}Ada_Quill"]
+    assert answer_values(dates.ask(question, dataset="dates")) == [f"{EX}Ada_Quill"]
 
 
 def test_the_laureates_we_lost(dates: kgsvc.KG) -> None:
@@ -131,7 +125,7 @@ def test_the_laureates_we_lost(dates: kgsvc.KG) -> None:
     query = f"SELECT ?x WHERE {{ ?x <{EX}deathDate> ?d FILTER({YEAR} = 1962) }}"
     expected = hand_answers(dates, query, "dates")
     assert expected == [f"{EX}Ada_Quill", f"{EX}Bo_Hart"]
-    assert values(dates.ask("Which laureates did we lose in 1962?", dataset="dates")) == expected
+    assert answer_values(dates.ask("Which laureates did we lose in 1962?", dataset="dates")) == expected
 
 
 @pytest.mark.parametrize(
@@ -145,7 +139,7 @@ def test_the_year_of_a_date_read_from_the_review(dates: kgsvc.KG, question: str,
     """Found by the review of the change: a full stop ended the year filter, and a year whose node has dates of that
     year (none of the prizes') was read as naming them."""
     expected = hand_answers(dates, f"SELECT ?x WHERE {{ ?x <{EX}{relation}> ?d FILTER({YEAR} = {year}) }}", "dates")
-    assert values(dates.ask(question, dataset="dates")) == expected
+    assert answer_values(dates.ask(question, dataset="dates")) == expected
 
 
 def test_two_years_are_not_read_as_one(dates: kgsvc.KG) -> None:

@@ -30,9 +30,8 @@ import pytest
 
 import kgsvc
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.result import Answer
 from kgsvc.qa.service import answerer_for
-from tests.qa.conftest import hand_answers, indexed_turtle, top_answers
+from tests.qa.conftest import answer_values, hand_answers, indexed_turtle, top_answers
 
 CITIES = ["Vienna", "Graz", "Lyon", "Oslo", "Turin", "Bern", "Kyoto"]
 FIELDS = ["physics", "chemistry", "economics", "peace"]
@@ -87,18 +86,13 @@ def prizes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kgsvc.KG]:
         yield kg
 
 
-def values(answer: Answer) -> list[str]:
-    assert answer.grounded, answer.text
-    return sorted(a.value for a in answer.answers)
-
-
 def test_a_decade_filters_by_the_year_of_the_date_the_verb_names(prizes: kgsvc.KG) -> None:
     seventies = f"FILTER({YEAR} >= 1970 && {YEAR} < 1980)"
     query = f"SELECT ?x WHERE {{ ?x <{EX}birthPlace> <{EX}Vienna> ; <{EX}deathDate> ?d {seventies} }}"
     expected = hand_answers(prizes, query, "prizes")
     assert expected == [f"{EX}Cy_Hal"]
     answer = prizes.ask("Which laureates born in Vienna died in the 1970s?", dataset="prizes")
-    assert values(answer) == expected
+    assert answer_values(answer) == expected
     assert answer.pattern is not None and "deathDate" in answer.pattern.sparql and "< 1980" in answer.pattern.sparql
 
 
@@ -107,12 +101,12 @@ def test_a_decade_in_a_count_and_in_a_yes_no_question(prizes: kgsvc.KG) -> None:
     assert len(hand_answers(prizes, query, "prizes")) == 3  # Ada Quill, Cy Hal, Fay Lund
     counted = prizes.ask("How many laureates were born in the 1920s?", dataset="prizes")
     assert counted.grounded and counted.answers[0].value == "3", counted.text
-    assert values(prizes.ask("Was Ada Quill born in the 1920s?", dataset="prizes")) == ["true"]
-    assert values(prizes.ask("Was Bo Hart born in the 1920s?", dataset="prizes")) == ["false"]
+    assert answer_values(prizes.ask("Was Ada Quill born in the 1920s?", dataset="prizes")) == ["true"]
+    assert answer_values(prizes.ask("Was Bo Hart born in the 1920s?", dataset="prizes")) == ["false"]
     # compared with a decade: before its first year, after its last
-    assert values(prizes.ask("Was Bo Hart born before the 1900s?", dataset="prizes")) == ["true"]
-    assert values(prizes.ask("Was Eli Stone born after the 1920s?", dataset="prizes")) == ["true"]
-    assert values(prizes.ask("Was Cy Hal born after the 1920s?", dataset="prizes")) == ["false"]
+    assert answer_values(prizes.ask("Was Bo Hart born before the 1900s?", dataset="prizes")) == ["true"]
+    assert answer_values(prizes.ask("Was Eli Stone born after the 1920s?", dataset="prizes")) == ["true"]
+    assert answer_values(prizes.ask("Was Cy Hal born after the 1920s?", dataset="prizes")) == ["false"]
 
 
 def test_a_decade_of_the_prize_year_one_step_away(prizes: kgsvc.KG) -> None:
@@ -124,13 +118,13 @@ def test_a_decade_of_the_prize_year_one_step_away(prizes: kgsvc.KG) -> None:
     expected = hand_answers(prizes, query, "prizes")
     assert expected == [f"{EX}Cy_Hal"]  # Ada Quill's prize came in 1935
     answer = prizes.ask("Laureates born in Vienna whose prize came in the 1940s?", dataset="prizes")
-    assert values(answer) == expected
+    assert answer_values(answer) == expected
 
 
 def test_whose_asks_for_the_holder_of_the_noun(prizes: kgsvc.KG) -> None:
     """(main: Ada Quill's birth date, the noun after "whose" read as a date asked for.)"""
     answer = prizes.ask("Whose date of death is 2 May 1962?", dataset="prizes")
-    assert values(answer) == [f"{EX}Ada_Quill"]
+    assert answer_values(answer) == [f"{EX}Ada_Quill"]
 
 
 def test_a_question_that_asks_why_ends_at_the_motivation(prizes: kgsvc.KG) -> None:
@@ -140,7 +134,7 @@ def test_a_question_that_asks_why_ends_at_the_motivation(prizes: kgsvc.KG) -> No
         ("Give me the official citation for the Nobel 1940 economics.", "P02"),
     ]:
         answer = prizes.ask(question, dataset="prizes")
-        assert values(answer) == [MOTIVATIONS[prize]], question
+        assert answer_values(answer) == [MOTIVATIONS[prize]], question
 
 
 def test_a_classifier_noun_asks_for_the_one_classification(prizes: kgsvc.KG) -> None:
@@ -154,7 +148,7 @@ def test_a_classifier_noun_asks_for_the_one_classification(prizes: kgsvc.KG) -> 
     query = f'SELECT ?x WHERE {{ ?p <{EX}year> "1960" ; <{EX}category> ?x }}'
     expected = hand_answers(prizes, query, "prizes")
     assert expected == [f"{EX}economics"]
-    assert values(prizes.ask("Which Nobel fields saw a prize in 1960?", dataset="prizes")) == expected
+    assert answer_values(prizes.ask("Which Nobel fields saw a prize in 1960?", dataset="prizes")) == expected
 
 
 def test_a_relative_clause_reads_its_own_verb_first(prizes: kgsvc.KG) -> None:
@@ -242,7 +236,7 @@ def test_a_name_born_compound_reads_as_born_in(gendered: kgsvc.KG) -> None:
 def test_who_shares_with_an_organisation_may_be_an_organisation(gendered: kgsvc.KG) -> None:
     """(main: "who" kept the answers to people, and no person shares the organisation's prize.)"""
     answer = gendered.ask("Whom did the Friends Council share its Nobel with?", dataset="gendered")
-    assert values(answer) == [f"{EX}Friends_Committee"]
+    assert answer_values(answer) == [f"{EX}Friends_Committee"]
 
 
 # -- a review of the above (2026-11-28, session 25) ------------------------------------------------------------------
@@ -271,10 +265,10 @@ def test_any_with_a_value_one_node_away_is_asked_of_the_graph(prizes: kgsvc.KG) 
 
 def test_a_period_written_with_an_apostrophe_and_a_century(prizes: kgsvc.KG) -> None:
     """ "the 1920's" is the 1920s (before: the year 1920); "the 1800s" the nineteenth century, not 1800-1809."""
-    assert values(prizes.ask("Was Ada Quill born in the 1920's?", dataset="prizes")) == ["true"]
+    assert answer_values(prizes.ask("Was Ada Quill born in the 1920's?", dataset="prizes")) == ["true"]
     query = f"SELECT ?x WHERE {{ ?x <{EX}birthDate> ?d FILTER({YEAR} >= 1800 && {YEAR} < 1900) }}"
     assert hand_answers(prizes, query, "prizes") == [f"{EX}Bo_Hart", f"{EX}Dee_Marsh"]
-    assert values(prizes.ask("Was Dee Marsh born in the 1800s?", dataset="prizes")) == ["true"]
+    assert answer_values(prizes.ask("Was Dee Marsh born in the 1800s?", dataset="prizes")) == ["true"]
     counted = prizes.ask("How many laureates were born in the 1800s?", dataset="prizes")
     assert counted.grounded and counted.answers[0].value == "2", counted.text
 
