@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.index.snapshot import GraphSnapshot
-from kgsvc.qa.kinds import Cue, period
+from kgsvc.qa.kinds import Cue, month_day, period
 
 __all__ = [
     "TWO_STEP_PENALTY",
@@ -168,7 +168,7 @@ def constant_key(constant: str, kind: ValueKind) -> tuple[Key, bool] | None:
 
 def year_constant(constant: str) -> bool:
     """Whether ``constant`` names years (a year or a period: ``"1962"``, ``"1960s"``), not a date or a number."""
-    return len(constant) <= 4 or period(constant) is not None
+    return (len(constant) <= 4 and month_day(constant) is None) or period(constant) is not None
 
 
 def in_period(key: Key, first: Key, length: int) -> bool:

@@ -68,13 +68,14 @@ from kgsvc.qa.aggregate import (
     greater_wins,
     in_period,
     life_span,
+    literal_parts,
     order_sparql,
     own_dates,
     pick_attribute,
     year_constant,
 )
 from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_ends, candidate_pattern
-from kgsvc.qa.kinds import QuestionKind, constants, cue_window, period
+from kgsvc.qa.kinds import QuestionKind, constants, cue_window, month_day, period, shown
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_nouns import blank_spans, says_shared, unread_class_nouns
@@ -86,7 +87,7 @@ from kgsvc.retrieval.result import Match
 if TYPE_CHECKING:
     from kgsvc.qa.pipeline import QuestionAnswerer, _Chosen
 
-__all__ = ["MAX_CLASS_ITEMS", "MAX_EVIDENCE", "SELECT_TOP", "answer_kind"]
+__all__ = ["MAX_CLASS_ITEMS", "MAX_EVIDENCE", "SELECT_TOP", "answer_kind", "best_first"]
 
 #: Most evidence subgraphs matched for a count, an ordering or a filter.
 MAX_EVIDENCE = 1000
@@ -145,7 +146,7 @@ def answer_kind(
     """
     if kind.constant is not None:  # the number is compared by value, not linked as a node
         spans = [s for s in spans if constants(s.text) != [s.text.strip()]]
-    spans = [_best_first(qa, s) for s in spans if not _a_word(qa, question, s) and not _names_counted(qa, kind, s)]
+    spans = [best_first(qa, s) for s in spans if not _a_word(qa, question, s) and not _names_counted(qa, kind, s)]
     path = _KindPath(qa, question, kind, list(spans), base, timings, started, opts, tuple(types))
     try:
         if kind.kind == "unsupported":
@@ -690,6 +691,16 @@ class _KindPath:
         operator."""
         cue, constant = self.kind.cue, self.kind.constant
         assert constant is not None
+        fixed = month_day(constant)
+        if fixed is not None:  # "born in February", "on July 19": the date's month (and day), whatever its year
+            if attribute.kind != "date" or cue is not None:
+                raise _Refused(f"{shown(constant)!r} can only be matched against dates")
+
+            def on_day(value: int) -> bool:
+                parts = literal_parts(self.term(value))
+                return parts is not None and parts[0][5 : 5 + len(fixed)] == fixed
+
+            return on_day, f'SUBSTR(STR(?value), 6, {len(fixed)}) = "{fixed}"', "="
         parsed = constant_key(constant, attribute.kind)
         if parsed is None:
             raise _Refused(f"{constant!r} cannot be compared with the values of the answers")
@@ -707,14 +718,24 @@ class _KindPath:
         return test, *_sparql_test(key, bound, greater, length, whole, attribute.kind)
 
     def filtered(self, *, count: bool) -> Answer:
-        ranked = self.select(self.words, want_attribute=True)
+        # "peace *laureates* born in February": the things of the noun's class are filtered, not the prizes the
+        # entity's step reaches (with their laureates' dates one step further); any path where none reaches the class
+        classes = self.counted_classes()
+        typed = self.graph.instances(classes) if classes else None
+        try:
+            ranked = self.select(self.words, want_attribute=True, typed=typed)
+        except _Refused:
+            if typed is None:
+                raise
+            ranked, typed = self.select(self.words, want_attribute=True), None
         c = ranked.candidate
         chosen = self.chosen(ranked)
-        attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k)
+        attribute, extended, matched, complete = self.ranked_items(c, chosen, self.opts.k, typed)
         test, condition, operator = self.passes(attribute)
         item_node, value_node = chosen.pattern.answer, len(extended.pattern.nodes) - 1
         assert item_node is not None
-        kept = [(m, s) for m, s in matched if test(m.node_map[value_node])]
+        besides = self.kind.besides
+        kept = [(m, s) for m, s in matched if test(m.node_map[value_node]) and m.node_map[item_node] not in besides]
         stats: dict[int, tuple[float, int]] = {}
         for m, _ in kept:
             item = m.node_map[item_node]
@@ -724,7 +745,7 @@ class _KindPath:
         lines, filters = self.lines(c)
         lines += self.attribute_lines("?answer", "?value", attribute, "?x_via")
         fields = {"order_by": self.graph.relation_labels[attribute.relation], "operator": operator}
-        filters.append(condition)
+        filters += [condition, *self.besides_filter()]
         return self.filtered_answer(extended, lines, filters, fields, items, self.evidence(kept), count, complete)
 
     def class_items(self, classes: frozenset[int]) -> list[int]:
@@ -759,7 +780,13 @@ class _KindPath:
         if attribute is None:
             raise _Refused("the things it names have no date or number to compare")
         test, condition, operator = self.passes(attribute)
-        kept = {item: value for item in items for value, _ in attribute.values.get(item, []) if test(value)}
+        kept = {
+            item: value
+            for item in items
+            if item not in self.kind.besides
+            for value, _ in attribute.values.get(item, [])
+            if test(value)
+        }
         t0 = time.perf_counter()
         matched = [m for item in list(kept)[: self.opts.k] for m in self.attribute_matches(item, attribute)[:1]]
         self.timings["match"] = time.perf_counter() - t0
@@ -777,7 +804,14 @@ class _KindPath:
         lines = [*self.type_lines(classes), *self.attribute_lines("?answer", "?value", attribute, "?x_via")]
         fields = {"order_by": labels[attribute.relation], "operator": operator}
         evidence = self.evidence([(m, shape) for m, _ in matched])
-        return self.filtered_answer(shape, lines, [condition], fields, items_found, evidence, count, True)
+        filters = [condition, *self.besides_filter()]
+        return self.filtered_answer(shape, lines, filters, fields, items_found, evidence, count, True)
+
+    def besides_filter(self) -> list[str]:
+        """The SPARQL filter that keeps :attr:`~kgsvc.qa.kinds.QuestionKind.besides` out of the answers."""
+        if not self.kind.besides:
+            return []
+        return [f"?answer NOT IN ({', '.join(self.graph.node_terms[n] for n in sorted(self.kind.besides))})"]
 
     def filtered_answer(
         self,
@@ -810,7 +844,7 @@ class _KindPath:
         sparql = "SELECT DISTINCT ?answer WHERE {\n" + "\n".join(f"  {x}" for x in lines)
         sparql += "".join(f"\n  FILTER({f})" for f in filters) + "\n}"
         if not items:
-            text = f"None: no answer in the graph has a {label} {cue.word if cue else 'in'} {constant}."
+            text = f"None: no answer in the graph has a {label} {cue.word if cue else 'in'} {shown(constant or '')}."
         else:
             text = f"{named}."
         return self.done(
@@ -1689,7 +1723,7 @@ def _names_counted(qa: QuestionAnswerer, kind: QuestionKind, span: LinkedSpan) -
     return start <= span.start and span.end <= end and all(n in classes for n, _, _ in span.nodes)
 
 
-def _best_first(qa: QuestionAnswerer, span: LinkedSpan) -> LinkedSpan:
+def best_first(qa: QuestionAnswerer, span: LinkedSpan) -> LinkedSpan:
     """The span with its equally close nodes ordered by degree, most first: of two nodes named "Albert Einstein"
     the one the graph says things about, not a bare ``owl:sameAs`` target. A span that links only literals (not a
     number) names the entities that hold them ("Arrhenius" → the laureate whose family name it is); a category value

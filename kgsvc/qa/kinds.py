@@ -49,6 +49,8 @@ __all__ = [
     "cue_window",
     "period",
     "from_spec",
+    "month_day",
+    "shown",
     "year_within",
 ]
 
@@ -159,6 +161,17 @@ _NOT_SUPERLATIVE = re.compile(r"\b(first|last)\s+(name|names|names?\s+of)\b|\bat
 _CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|\d{3}0'?s|-?\d+(?:\.\d+)?)(?![\w-]|\.\d)")  # "before 1900."
 #: A decade a value falls in: "in the 1940s", "during the 1990's", "from the 1960s" (the constant "1940s").
 _IN_DECADE = re.compile(r"\b(?:in|during|from|of)\s+the\s+(\d{3}0'?s)\b", re.I)
+_MONTHS = "january february march april may june july august september october november december".split()
+_MONTH = "(" + "|".join(_MONTHS) + ")"
+#: A month or a day of the year a date falls on, with no year: "born in February", "in the month of May", "on July
+#: 19", "on the 19th of July" (the constants "--02", "--07-19": XSD's gMonth and gMonthDay forms). A year after the
+#: month or day ("in May 1945") is a date, not read here.
+_IN_MONTH = re.compile(
+    rf"\b(?:(?:in|during)\s+(?:the\s+month\s+of\s+)?{_MONTH}(?!\s*,?\s*\d)"
+    rf"|on\s+(?:the\s+)?(?:{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH})"
+    rf"(?!\s*,?\s*\d))\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +211,9 @@ class QuestionKind:
     alive : bool
         "still alive", "still living": the answers (or the entity asked about) have the date that opens a life and
         not the one that closes it (:data:`_ALIVE`; the words are blanked in ``words``).
+    besides : frozenset of int
+        Nodes that are no answer: the entity whose date gave the constant ("died in the same year as *X*": X shares
+        its own year; set by the pipeline, which has the graph).
     """
 
     kind: KindName
@@ -212,6 +228,7 @@ class QuestionKind:
     cue_at: tuple[int, int] | None = None
     counted: str = ""
     alive: bool = False
+    besides: frozenset[int] = frozenset()
 
     @property
     def over_a_class(self) -> bool:
@@ -280,6 +297,40 @@ def period(constant: str) -> tuple[int, int] | None:
         return None
     first = int(constant[:-1])
     return first, 100 if first % 100 == 0 and first < 2000 else 10
+
+
+def month_day(constant: str) -> str | None:
+    """The ``MM`` or ``MM-DD`` a month or day-of-year constant fixes (``"--02"``, ``"--07-19"``), ``None`` for
+    another constant: a date's characters 6–7 (6–10) must equal it.
+
+    >>> month_day("--07-19"), month_day("--02"), month_day("1940s")
+    ('07-19', '02', None)
+    """
+    return constant[2:] if re.fullmatch(r"--\d{2}(?:-\d{2})?", constant) else None
+
+
+def shown(constant: str) -> str:
+    """A constant as a person writes it: a month or day of the year by its name ("--07-19" → "July 19"), another
+    as it is."""
+    fixed = month_day(constant)
+    if fixed is None:
+        return constant
+    month = _MONTHS[int(fixed[:2]) - 1].capitalize()
+    return month if len(fixed) == 2 else f"{month} {int(fixed[3:])}"
+
+
+def _within_month(masked: str) -> tuple[re.Match[str], str] | None:
+    """ "in February", "on July 19": the match and its constant (:data:`_IN_MONTH`), when the month and its day are
+    the question's only numbers."""
+    m = _IN_MONTH.search(masked)
+    if m is None:
+        return None
+    month, day = m.group(1) or m.group(2) or m.group(5), m.group(3) or m.group(4)
+    rest = masked[: m.start()] + masked[m.end() :]
+    if constants(rest) or (day is not None and not 1 <= int(day) <= 31):
+        return None
+    constant = f"--{_MONTHS.index(month.lower()) + 1:02d}" + (f"-{int(day):02d}" if day else "")
+    return m, constant
 
 
 def constants(question: str, spans: Sequence[tuple[int, int]] = ()) -> list[str]:
@@ -365,7 +416,18 @@ def _answer_noun(question: str, masked: str, after: int | None = None) -> str:
     m = re.match(r"^\s*(?:[^,?]{1,60},\s*)?(?:which|what)\b", masked)  # "In Mexico, which city …"
     if m is not None and (noun := _noun(question, masked, m.end())):
         return noun
-    return "person" if asks_who(masked) else ""
+    if asks_who(masked):
+        return "person"
+    fragment = _FRAGMENT.match(masked)  # "nobel laureates born in 1880", "list the chemists born in the 1830s"
+    return _noun(question, masked, fragment.end()) if fragment is not None else ""
+
+
+#: A question written as a noun phrase, or as a command before one: what it opens with is what it asks for. Not a
+#: question opened by a question word or an auxiliary.
+_FRAGMENT = re.compile(
+    r"^\W*(?!(?:who|whom|whose|what|which|when|where|why|how|is|are|was|were|did|does|do|has|have|had|can|could)\b)"
+    r"(?:(?:list|name|show|give|find|get|tell)(?:\s+me)?\s+)?(?:all\s+)?(?:of\s+)?(?:the\s+)?"
+)
 
 
 def cue_window(question: str, kind: QuestionKind, spans: Sequence[tuple[int, int]] = (), width: int = 3) -> str:
@@ -482,6 +544,9 @@ def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
         if (within := _within_period(masked, values)) is not None:  # "how many … in the 1940s"
             words = _period_blanked(words, masked, within)
             return QuestionKind("count", constant=within.group(1), words=words, noun=noun, cue_at=within.span())
+        if comparative is None and (month := _within_month(masked)) is not None:  # "how many … on July 19"
+            words = _period_blanked(words, masked, month[0])
+            return QuestionKind("count", constant=month[1], words=words, noun=noun, cue_at=month[0].span())
         return QuestionKind("count", words=words, noun=noun)
     by_count = _BY_COUNT.search(masked)
     if by_count is not None and not _AUX.match(masked):  # "which institution has the most laureates"
@@ -565,6 +630,10 @@ def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
         noun = _answer_noun(question, masked)
         words = _period_blanked(question, masked, within)
         return QuestionKind("lookup", constant=within.group(1), words=words, noun=noun, cue_at=within.span())
+    if comparative is None and (month := _within_month(masked)) is not None:  # "… born in February"
+        noun = _answer_noun(question, masked)
+        words = _period_blanked(question, masked, month[0])
+        return QuestionKind("lookup", constant=month[1], words=words, noun=noun, cue_at=month[0].span())
     both = re.search(r"\bboth\b", masked) is not None and n_mentions >= 2
     return QuestionKind("lookup", conjunction=both, words=question)
 

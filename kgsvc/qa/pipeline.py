@@ -122,6 +122,15 @@ FailedStage = Literal["linking", "pattern", "matching", "answer"]
 #: The least similarity of a verb to a date relation's label for "<verb> in <year>" to filter by the date's year
 #: (:meth:`QuestionAnswerer._year_of_date`).
 YEAR_VERB_MIN = 0.5
+#: The words before an entity that make a part of its date the question's constant: "<verb> in the same year as",
+#: "the same month as"; "share(s/d) a birthday / birth year with". Not "on the same day as": the same date, a value
+#: shared (:meth:`kgsvc.qa.rank.CandidateRanker.shared_instances`).
+_SAME_DATE = re.compile(
+    r"\b(?:(?P<verb>[a-z]+)\s+)?(?:(?:in|on|during)\s+)?the\s+same\s+(?P<part>year|month)\s+as\s*$"
+    r"|\bshare[sd]?\s+(?:a|the|their|his|her)\s+"
+    r"(?P<thing>birthday|birth\s*date|date\s+of\s+birth|birth\s+year|year\s+of\s+birth)\s+with\s*$",
+    re.IGNORECASE,
+)
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
 
 
@@ -413,6 +422,53 @@ class QuestionAnswerer:
         noun = kind.noun or answer_noun(question, [(s.start, s.end) for s in kept if s.text.strip() != year])
         return dataclasses.replace(kind, constant=year, cue_at=at, noun=noun), kept  # the verb names the date
 
+    def _same_date_as(
+        self, question: str, kind: QuestionKind, spans: list[LinkedSpan]
+    ) -> tuple[QuestionKind, list[LinkedSpan]]:
+        """A lookup or count whose constant is a part of an entity's date (:data:`_SAME_DATE`): "died in the same
+        year as X" is "died in <the year of X's death date>", "share a birthday with X" "born on <X's month and
+        day>"; X leaves the spans and is no answer (:attr:`QuestionKind.besides`). The date relation is the one the
+        verb (or noun) is closest to among :func:`~kgsvc.qa.aggregate.date_relations`, at least
+        :data:`YEAR_VERB_MIN`, and X must have one value of it. ``kind`` and ``spans`` otherwise."""
+        if kind.kind not in ("lookup", "count") or kind.constant is not None or kind.conjunction or kind.alive:
+            return kind, spans
+        for i, span in enumerate(spans):
+            m = _SAME_DATE.search(question[: span.start])
+            if m is None or not span.nodes:
+                continue
+            if self._date_relations is None:
+                self._date_relations = date_relations(self.graph.snapshot, self.graph.node_terms)
+            word = m.group("verb") or m.group("thing") or ""
+            lexicon, labels = self.ranker.graph_lexicon, self.graph.relation_labels
+            near = [
+                (lexicon.similarity(fold(word.split()[0]), relation_key(labels[r])), r) for r in self._date_relations
+            ]
+            sim, relation = max(near, default=(0.0, -1))
+            if sim < YEAR_VERB_MIN:
+                return kind, spans
+            from kgsvc.qa.kind_path import best_first  # it imports this module
+
+            node = best_first(self, span).nodes[0][0]  # "Malala" links her given name: the laureate holds it
+            dates = {
+                self.graph.node_terms[v].split('"')[1][:10]
+                for v in self.graph.snapshot.neighbors_via(node, relation, outgoing=True).tolist()
+                if self.graph.node_terms[v].startswith('"')
+            }
+            if len(dates) != 1 or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date := dates.pop()):
+                return kind, spans
+            part = (m.group("part") or ("year" if "year" in m.group("thing") else "day")).lower()
+            constant = date[:4] if part == "year" else "--" + (date[5:7] if part == "month" else date[5:10])  # day
+            # X and any span inside the words read ("the same *year* as X"); the noun ends before them: "which
+            # laureates *share* …"
+            kept = [s for j, s in enumerate(spans) if j != i and not (m.start() <= s.start and s.end <= span.start)]
+            noun = kind.noun or answer_noun(
+                question[: m.start()], [(s.start, s.end) for s in kept if s.end <= m.start()]
+            )
+            at = m.span("verb") if m.group("verb") else m.span("thing")
+            besides = frozenset({node})
+            return dataclasses.replace(kind, constant=constant, cue_at=at, noun=noun, besides=besides), kept
+        return kind, spans
+
     def _scheme_asked(self, question: str) -> frozenset[int]:
         """The values of the graph's one classification when the noun the question asks for is a classifier noun
         ("Which Nobel *fields* saw a prize in 1943?", "In which *discipline* …": :meth:`~kgsvc.qa.rank.CandidateRanker.
@@ -498,6 +554,7 @@ class QuestionAnswerer:
         timings["link"] = time.perf_counter() - started
         interrupt.check("the question (after linking)")
         kind, spans = self._year_of_date(question, classify(question, [(s.start, s.end) for s in spans]), spans)
+        kind, spans = self._same_date_as(question, kind, spans)
         if not spans and not kind.over_a_class and kind.kind != "unsupported":  # else: the kind says why
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)
@@ -619,10 +676,22 @@ class QuestionAnswerer:
         )
 
     def _prefer_entities(self, spans: list[LinkedSpan]) -> list[LinkedSpan]:
-        """Drop literal nodes from a span that also links IRIs (a label literal names the entity it labels)."""
+        """Drop literal nodes from a span that also links IRIs (a label literal names the entity it labels), and the
+        link targets of the span's other nodes (:meth:`QAGraph.link_relations`: the DBpedia IRI an ``owl:sameAs``
+        points to reads as the entity's name, but is the answer of "the DBpedia link for X")."""
         out = []
         for span in spans:
             entities = tuple(n for n in span.nodes if not self.graph.node_terms[n[0]].startswith('"'))
+            ids = {n for n, _, _ in entities}
+            if len(ids) > 1 and (links := self.graph.link_relations()):
+                snapshot = self.graph.snapshot
+                targets = {
+                    n
+                    for n in ids
+                    for r in links
+                    if not ids.isdisjoint(snapshot.neighbors_via(n, r, outgoing=False).tolist())
+                }
+                entities = tuple(x for x in entities if x[0] not in targets)
             out.append(dataclasses.replace(span, nodes=entities) if entities else span)
         return out
 

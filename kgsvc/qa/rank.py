@@ -204,7 +204,12 @@ class CandidateRanker:
             words = getattr(getattr(self.graph.embed, "__self__", None), "words", None)  # the embedder's vocabulary
             vocabulary = words() if callable(words) else frozenset()
             self._graph_lexicon = GraphLexicon(
-                embed=self.graph.embed, labels=keys, ranges=ranges, vocabulary=vocabulary, schemes=_Schemes(self.graph)
+                embed=self.graph.embed,
+                labels=keys,
+                ranges=ranges,
+                vocabulary=vocabulary,
+                schemes=_Schemes(self.graph),
+                links=_Links(self.graph),
             )
         return self._graph_lexicon
 
@@ -889,6 +894,30 @@ class _Schemes(Collection[str]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._read()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
+class _Links(Mapping[str, frozenset[str]]):
+    """The keys of the graph's link relations (:meth:`QAGraph.link_relations`), each with its objects' host words
+    (:attr:`GraphLexicon.links <kgsvc.qa.zeroshot.GraphLexicon.links>`); read from the graph on first use."""
+
+    def __init__(self, graph: QAGraph) -> None:
+        self._graph = graph
+
+    def _read(self) -> dict[str, frozenset[str]]:
+        links: dict[str, frozenset[str]] = {}
+        for r, words in self._graph.link_relations().items():
+            key = relation_key(self._graph.relation_labels[r])
+            links[key] = links.get(key, frozenset()) | words
+        return links
+
+    def __getitem__(self, key: str) -> frozenset[str]:
+        return self._read()[key]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._read())

@@ -113,6 +113,7 @@ __all__ = [
     "SHARE_CUES",
     "CLASSIFIER_NOUNS",
     "CO",
+    "LINK_NOUNS",
     "COPULAS",
     "GraphLexicon",
     "answer_ranges",
@@ -851,6 +852,9 @@ def phrasings(steps: Sequence[tuple[str, bool]]) -> list[str]:
 #: words, no graph's relation; :meth:`GraphLexicon.similarity` reads them as a relation of
 #: :attr:`GraphLexicon.schemes`.
 CLASSIFIER_NOUNS = frozenset("field area discipline subject domain category kind type sort class genre branch".split())
+#: Nouns that ask for a link out of the graph ("the DBpedia *link* for X", "its Wikidata *URI*"): English words, no
+#: graph's relation; :meth:`GraphLexicon.similarity` reads them as a relation of :attr:`GraphLexicon.links`.
+LINK_NOUNS = frozenset("link uri url iri resource page entry identifier".split())
 
 
 @dataclass
@@ -892,6 +896,11 @@ class GraphLexicon(RelationLexicon):
         For a step ``(relation key, outgoing)``, the keys of the relations whose objects hold the nodes it ends at
         (:func:`answer_ranges`): the clubs a step *is in country* walked back reaches are what *plays in club*
         points to, so "a soccer *club* in X" names them.
+    links : mapping of str to frozenset of str
+        The keys of the relations whose objects are links out of the graph (IRIs of another host that nothing in the
+        graph describes: an untidy ``owl:sameAs`` written ``owlsameAs`` reads *owlsame as*), each with the words of
+        its objects' hosts ("dbpedia" for ``http://dbpedia.org/…``): a noun of :data:`LINK_NOUNS` that spells no
+        label, or a host word, spells such a relation (2026-11-29).
     schemes : collection of str
         The keys of the relations whose objects are a handful of named things, a classification (a prize's
         *category*: physics, chemistry, …): where the graph has exactly one, a noun of :data:`CLASSIFIER_NOUNS` that
@@ -922,6 +931,7 @@ class GraphLexicon(RelationLexicon):
     vocabulary: frozenset[str] = frozenset()
     ranges: Mapping[tuple[str, bool], frozenset[str]] = field(default_factory=dict)
     schemes: Collection[str] = frozenset()
+    links: Mapping[str, frozenset[str]] = field(default_factory=dict)
     _vectors: dict[str, npt.NDArray[np.float32]] = field(default_factory=dict, repr=False)
     _sims: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
     _best: dict[str, float] = field(default_factory=dict, repr=False)
@@ -961,6 +971,8 @@ class GraphLexicon(RelationLexicon):
             sim = 1.0
         elif key in self.schemes and len(self.schemes) == 1 and self.classifies(word):
             sim = 1.0  # "in which *field*" spells the graph's one classification
+        elif key in self.links and (word in self.links[key] or self.names_link(word)):
+            sim = 1.0  # "the *DBpedia* *link* of X" spells the relation whose objects are DBpedia's IRIs
         else:
             self._embed([word, key, *parts])
             v = self._vectors.get(word)
@@ -969,6 +981,12 @@ class GraphLexicon(RelationLexicon):
                 sim = max(float(v @ self._vectors[t]) for t in [key, *parts] if t in self._vectors)
         self._sims[(word, key)] = sim
         return sim
+
+    def names_link(self, word: str) -> bool:
+        """Whether ``word`` is a noun of :data:`LINK_NOUNS` that spells no relation label of the graph."""
+        return any(stem_match(word, n) for n in LINK_NOUNS) and not any(
+            stem_match(word, p) for label in self.labels for p in content_words(label)
+        )
 
     def classifies(self, word: str) -> bool:
         """Whether ``word`` is a noun of :data:`CLASSIFIER_NOUNS` that spells no relation label of the graph (in a
