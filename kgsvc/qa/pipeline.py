@@ -438,11 +438,11 @@ class QuestionAnswerer:
                 continue
             if self._date_relations is None:
                 self._date_relations = date_relations(self.graph.snapshot, self.graph.node_terms)
-            word = m.group("verb") or m.group("thing") or ""
+            word = (m.group("verb") or m.group("thing") or "").split()
+            if not word:  # "The same year as X, who …": no verb says which date
+                return kind, spans
             lexicon, labels = self.ranker.graph_lexicon, self.graph.relation_labels
-            near = [
-                (lexicon.similarity(fold(word.split()[0]), relation_key(labels[r])), r) for r in self._date_relations
-            ]
+            near = [(lexicon.similarity(fold(word[0]), relation_key(labels[r])), r) for r in self._date_relations]
             sim, relation = max(near, default=(0.0, -1))
             if sim < YEAR_VERB_MIN:
                 return kind, spans

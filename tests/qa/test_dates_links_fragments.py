@@ -123,6 +123,8 @@ def test_a_part_of_another_s_date_is_the_constant_and_the_other_is_no_answer(peo
     assert answer_values(answer) == birthday
     count = people.ask("How many other laureates were born in the same year as Severo Ochoa?", dataset="dates")
     assert [a.value for a in count.answers] == ["1"]  # Gabor, not Ochoa himself
+    # no verb before "the same year": no date to read, and no error
+    assert people.ask("The same year as Dennis Gabor, who died?", dataset="dates").question
 
 
 @pytest.mark.parametrize(
