@@ -32,7 +32,7 @@ from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.result import Term
 
-__all__ = ["Degrees", "Embed", "QAGraph", "Search", "load_embedder", "parse_term"]
+__all__ = ["Degrees", "Embed", "QAGraph", "Search", "load_embedder", "parse_term", "spaced"]
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 #: ``search(vectors, k) -> (node ids, L2 distances)``, both ``(len(vectors), k)``, ``-1`` ids where fewer hits.
@@ -229,8 +229,10 @@ class QAGraph:
                 objects, subjects = np.unique(tails[rows]), np.unique(heads[rows])
                 if r == kind or min(objects.size, subjects.size) < 2 or described[objects].mean() > 0.1:
                     continue
-                hosts = {_host(self.node_terms[o]) for o in _sample(objects)}
-                if "" not in hosts and not hosts & {_host(self.node_terms[h]) for h in _sample(subjects)}:
+                hosts = {_host(self.node_terms[o]) for o in spaced(objects, _LINKS_SAMPLE).tolist()}
+                if "" not in hosts and not hosts & {
+                    _host(self.node_terms[h]) for h in spaced(subjects, _LINKS_SAMPLE).tolist()
+                }:
                     links[r] = frozenset(_host_word(h) for h in hosts)
             self._links = links
         return self._links
@@ -305,11 +307,12 @@ _LINKS_SAMPLE = 32
 _HOST = re.compile(r"^<[a-z][a-z0-9+.-]*://([^/?#>:]+)", re.I)
 
 
-def _sample(nodes: npt.NDArray[np.int64]) -> list[int]:
-    """Up to :data:`_LINKS_SAMPLE` of ``nodes``, evenly spaced."""
-    if nodes.size > _LINKS_SAMPLE:
-        nodes = nodes[np.linspace(0, nodes.size - 1, _LINKS_SAMPLE).astype(np.int64)]
-    return [int(n) for n in nodes.tolist()]
+def spaced(nodes: npt.NDArray[np.int64], most: int) -> npt.NDArray[np.int64]:
+    """Up to ``most`` of ``nodes``, evenly spaced in their order (all of them when there are no more)."""
+    if nodes.size <= most:
+        return nodes
+    picked: npt.NDArray[np.int64] = nodes[np.linspace(0, nodes.size - 1, most).astype(np.int64)]
+    return picked
 
 
 def _host(term: str) -> str:

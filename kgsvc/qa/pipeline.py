@@ -64,7 +64,7 @@ from kgsvc import interrupt
 from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
-from kgsvc.qa.aggregate import date_relations
+from kgsvc.qa.aggregate import date_relations, literal_parts
 from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
@@ -400,13 +400,11 @@ class QuestionAnswerer:
             return kind, spans
         verb, year, at = within
         year_at = question.index(year, at[1])
-        if self._date_relations is None:
-            self._date_relations = date_relations(self.graph.snapshot, self.graph.node_terms)
-        if not self._date_relations:
+        verb = fold(verb)
+        date, _ = self._closest_date(verb)
+        if date < YEAR_VERB_MIN:
             return kind, spans
         lexicon, labels = self.ranker.graph_lexicon, self.graph.relation_labels
-        verb = fold(verb)
-        date = max(lexicon.similarity(verb, relation_key(labels[r])) for r in self._date_relations)
         snapshot = self.graph.snapshot
         own = [  # the year node's relations, but the dates' own (a year linked to dates of 1924 names them)
             int(r)
@@ -414,13 +412,26 @@ class QuestionAnswerer:
             if s.text.strip() == year
             for node, _, _ in s.nodes
             for r in np.unique(snapshot.relations[snapshot.indptr[node] : snapshot.indptr[node + 1]]).tolist()
-            if int(r) not in self._date_relations
+            if int(r) not in self._dates()
         ]
-        if date < YEAR_VERB_MIN or any(lexicon.similarity(verb, relation_key(labels[r])) >= date for r in own):
+        if any(lexicon.similarity(verb, relation_key(labels[r])) >= date for r in own):
             return kind, spans
         kept = [s for s in spans if not (at[1] <= s.start and s.end <= year_at)]
         noun = kind.noun or answer_noun(question, [(s.start, s.end) for s in kept if s.text.strip() != year])
         return dataclasses.replace(kind, constant=year, cue_at=at, noun=noun), kept  # the verb names the date
+
+    def _closest_date(self, word: str) -> tuple[float, int]:
+        """The similarity of the folded ``word`` to the closest date relation of the graph
+        (:func:`~kgsvc.qa.aggregate.date_relations`, found once), and that relation; ``(0.0, -1)`` without one."""
+        lexicon, labels = self.ranker.graph_lexicon, self.graph.relation_labels
+        near = [(lexicon.similarity(word, relation_key(labels[r])), r) for r in self._dates()]
+        return max(near, default=(0.0, -1))
+
+    def _dates(self) -> list[int]:
+        """The graph's date relations (:func:`~kgsvc.qa.aggregate.date_relations`), found once."""
+        if self._date_relations is None:
+            self._date_relations = date_relations(self.graph.snapshot, self.graph.node_terms)
+        return self._date_relations
 
     def _same_date_as(
         self, question: str, kind: QuestionKind, spans: list[LinkedSpan]
@@ -436,24 +447,20 @@ class QuestionAnswerer:
             m = _SAME_DATE.search(question[: span.start])
             if m is None or not span.nodes:
                 continue
-            if self._date_relations is None:
-                self._date_relations = date_relations(self.graph.snapshot, self.graph.node_terms)
             word = (m.group("verb") or m.group("thing") or "").split()
             if not word:  # "The same year as X, who …": no verb says which date
                 return kind, spans
-            lexicon, labels = self.ranker.graph_lexicon, self.graph.relation_labels
-            near = [(lexicon.similarity(fold(word[0]), relation_key(labels[r])), r) for r in self._date_relations]
-            sim, relation = max(near, default=(0.0, -1))
+            sim, relation = self._closest_date(fold(word[0]))
             if sim < YEAR_VERB_MIN:
                 return kind, spans
             from kgsvc.qa.kind_path import best_first  # it imports this module
 
             node = best_first(self, span).nodes[0][0]  # "Malala" links her given name: the laureate holds it
-            dates = {
-                self.graph.node_terms[v].split('"')[1][:10]
+            values = [
+                literal_parts(self.graph.node_terms[v])
                 for v in self.graph.snapshot.neighbors_via(node, relation, outgoing=True).tolist()
-                if self.graph.node_terms[v].startswith('"')
-            }
+            ]
+            dates = {parts[0][:10] for parts in values if parts is not None}
             if len(dates) != 1 or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date := dates.pop()):
                 return kind, spans
             part = (m.group("part") or ("year" if "year" in m.group("thing") else "day")).lower()

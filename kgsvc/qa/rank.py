@@ -65,7 +65,7 @@ from kgsvc.qa.candidates import (
     verbalise,
 )
 from kgsvc.qa.exemplars import MASK, ExemplarSet, Signature, mask_question, relation_key
-from kgsvc.qa.graph import QAGraph
+from kgsvc.qa.graph import QAGraph, spaced
 from kgsvc.qa.link import LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import asks_who
@@ -258,7 +258,7 @@ class CandidateRanker:
         """Embeddings of the labels of up to :data:`_LABEL_SAMPLE` of ``nodes`` (a non-empty increasing array),
         evenly spaced in id order, ``_`` read as a space."""
         return self.vectors(
-            [self.graph.node_labels[n].replace("_", " ") for n in _spaced(nodes, _LABEL_SAMPLE).tolist()]
+            [self.graph.node_labels[n].replace("_", " ") for n in spaced(nodes, _LABEL_SAMPLE).tolist()]
         )
 
     @property
@@ -306,12 +306,12 @@ class CandidateRanker:
                 else np.zeros(0, np.int64)
             )
             linked: set[int] = set()
-            for node in _spaced(members, _LABEL_SAMPLE).tolist():
+            for node in spaced(members, _LABEL_SAMPLE).tolist():
                 start, stop = int(snapshot.indptr[node]), int(snapshot.indptr[node + 1])
                 around = np.asarray(snapshot.neighbors[start:stop])[
                     np.asarray(snapshot.relations[start:stop]) != relation
                 ]
-                for other in _spaced(around, _LINKED_SAMPLE).tolist():
+                for other in spaced(around, _LINKED_SAMPLE).tolist():
                     linked |= self.graph.types(int(other))
             found = self._linked[key] = frozenset(linked)
         return found
@@ -908,13 +908,16 @@ class _Links(Mapping[str, frozenset[str]]):
 
     def __init__(self, graph: QAGraph) -> None:
         self._graph = graph
+        self._links: dict[str, frozenset[str]] | None = None
 
     def _read(self) -> dict[str, frozenset[str]]:
-        links: dict[str, frozenset[str]] = {}
-        for r, words in self._graph.link_relations().items():
-            key = relation_key(self._graph.relation_labels[r])
-            links[key] = links.get(key, frozenset()) | words
-        return links
+        if self._links is None:
+            links: dict[str, frozenset[str]] = {}
+            for r, words in self._graph.link_relations().items():
+                key = relation_key(self._graph.relation_labels[r])
+                links[key] = links.get(key, frozenset()) | words
+            self._links = links
+        return self._links
 
     def __getitem__(self, key: str) -> frozenset[str]:
         return self._read()[key]
@@ -928,14 +931,6 @@ class _Links(Mapping[str, frozenset[str]]):
 
 #: Words between a share cue and the noun of what is shared (:meth:`CandidateRanker.shared_instances`).
 _SHARED_SKIP = frozenset({"the", "a", "an", "his", "her", "their", "its", "same"})
-
-
-def _spaced(nodes: npt.NDArray[np.int64], most: int) -> npt.NDArray[np.int64]:
-    """Up to ``most`` of ``nodes``, evenly spaced in their order (all of them when there are no more)."""
-    if nodes.size <= most:
-        return nodes
-    picked: npt.NDArray[np.int64] = nodes[np.linspace(0, nodes.size - 1, most).astype(np.int64)]
-    return picked
 
 
 _MASK_WORD = re.compile(rf"(?<!\w){re.escape(MASK)}(?!\w)")
