@@ -143,6 +143,13 @@ class GraphSnapshot:
         lo, hi = np.searchsorted(rels, [relation, relation + 1])
         return start + int(lo), start + int(hi)
 
+    def out_edges(self, node: int) -> list[tuple[int, int]]:
+        """``(relation, object)`` of the stored triples whose subject is ``node``. O(degree)."""
+        start, stop = int(self.indptr[node]), int(self.indptr[node + 1])
+        out = np.asarray(self.outgoing[start:stop], dtype=bool)
+        relations = np.asarray(self.relations[start:stop])[out].tolist()
+        return list(zip(relations, np.asarray(self.neighbors[start:stop])[out].tolist(), strict=True))
+
     def neighbors_via(self, node: int, relation: int, *, outgoing: bool) -> npt.NDArray[np.int64]:
         """The stored answers of ``(node, relation, ?)`` when ``outgoing``, else of ``(?, relation, node)``.
 

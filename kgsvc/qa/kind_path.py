@@ -75,12 +75,14 @@ from kgsvc.qa.aggregate import (
     year_constant,
 )
 from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_ends, candidate_pattern
-from kgsvc.qa.kinds import QuestionKind, constants, cue_window, month_day, period, shown
+from kgsvc.qa.exemplars import relation_key
+from kgsvc.qa.kinds import QuestionKind, constants, cue_window, date_part, period, shown
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_nouns import blank_spans, says_shared, unread_class_nouns
 from kgsvc.qa.rank import RankedCandidate, class_filter, modified_classes, nearest_classes
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
+from kgsvc.qa.zeroshot import names_affiliation
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
 
@@ -112,6 +114,22 @@ _AGE_AT = re.compile(r"\b(?:when|at\s+the\s+time\s+of|by\s+the\s+time|at\s+the\s
 _TO_VERB = re.compile(
     r"\bto\s+(?!(?:the|a|an|be|been|have|has|his|her|its|their|this|that|these|those)\b)[a-z]+\b", re.I
 )
+#: "in the *city* where <clause>", "in the *country* his institution was in": the noun of the value asked about and
+#: the relative clause that says the other way to it (:meth:`_KindPath.own_values`); the clause's words that name no
+#: step, and the least similarity of its best word to a step of the path.
+_WHERE_CLAUSE = re.compile(
+    r"\b(?:in|at|of)\s+the\s+([a-z]+)\s+(?:where\s+|in\s+which\s+|that\s+|(?=(?:his|her|its|their|he|she|they)\s))"
+    r"(.+?)\??$",
+    re.I,
+)
+_CLAUSE_SKIP = frozenset(
+    "he she it they his her its their him them was were is are when while had has have did".split()
+)
+CLAUSE_STEP_MIN = 0.5
+#: "<verb> in the same year / month / day" about two mentions' dates (:meth:`_KindPath.same_date_part`), and the
+#: characters of an ISO date each part compares.
+_SAME_PART = re.compile(r"\b(?P<verb>[a-z]+)\s+(?:in|on|during)\s+the\s+same\s+(?P<part>year|month|day)\b", re.I)
+_PART_WIDTH = {"year": 4, "month": 7, "day": 10}
 #: Where the clause of an event ends (:meth:`_KindPath.age_clause`): a punctuation mark, or a word that opens the
 #: phrase of the compared things ("the first to die *among* the laureates born in X").
 _CLAUSE_END = re.compile(r"[,;?!]|\b(?:among|amongst|of|from|while|who|which|that|whose|born|between)\b", re.I)
@@ -691,16 +709,17 @@ class _KindPath:
         operator."""
         cue, constant = self.kind.cue, self.kind.constant
         assert constant is not None
-        fixed = month_day(constant)
-        if fixed is not None:  # "born in February", "on July 19": the date's month (and day), whatever its year
+        part = date_part(constant)
+        if part is not None:  # "born in February", "on July 19", "in May 1997": those characters of the date
             if attribute.kind != "date" or cue is not None:
                 raise _Refused(f"{shown(constant)!r} can only be matched against dates")
+            at, fixed = part
 
             def on_day(value: int) -> bool:
                 parts = literal_parts(self.term(value))
-                return parts is not None and parts[0][5 : 5 + len(fixed)] == fixed
+                return parts is not None and parts[0][at - 1 : at - 1 + len(fixed)] == fixed
 
-            return on_day, f'SUBSTR(STR(?value), 6, {len(fixed)}) = "{fixed}"', "="
+            return on_day, f'SUBSTR(STR(?value), {at}, {len(fixed)}) = "{fixed}"', "="
         parsed = constant_key(constant, attribute.kind)
         if parsed is None:
             raise _Refused(f"{constant!r} cannot be compared with the values of the answers")
@@ -1528,11 +1547,147 @@ class _KindPath:
             )
         return None
 
+    def own_values(self) -> Answer | None:
+        """A yes/no question with one mention about one of its values and a value it reaches through a relative
+        clause ("Did X die in the city where his institution was?", "… in the city where he was working when he
+        won?"): the relation of the best ranked one-step path from X (*death place*), the class the noun before the
+        clause names (:func:`~kgsvc.qa.rank.nearest_classes`: "the *city*"), and, among the one- and two-step paths
+        from X to things of that class (X –a→ v, X –a→ m –b→ v; a another relation), the one the clause's words name
+        best (:meth:`~kgsvc.qa.zeroshot.GraphLexicon.similarity`, at least :data:`CLAUSE_STEP_MIN`: "his
+        *institution*" by the class of m, "he was *working*" by :func:`~kgsvc.qa.zeroshot.names_affiliation` →
+        *member of*, then *city*; the shorter of two paths named alike). Yes when a value of the first is a value of
+        the path. ``None`` without such a clause, class or path (the question is refused as before).
+
+        Notes
+        -----
+        O(Σ degree of X's out-neighbours) for the two-step paths; one similarity per clause word and relation.
+        """
+        m = _WHERE_CLAUSE.search(self.question)
+        if m is None:
+            return None
+        classes = nearest_classes(self.graph, self.qa.ranker, m.group(1))
+        within = self.graph.instances(classes) if classes else frozenset()
+        node = best_first(self.qa, self.spans[0]).nodes[0][0]
+        snapshot = self.graph.snapshot
+        first = next(
+            (
+                r.candidate.branches[0].steps[0]
+                for r in self.ranked(self.question, self.spans[:1])[:10]
+                if len(r.candidate.branches) == 1 and r.candidate.branches[0].steps[0][1]
+            ),
+            None,
+        )
+        if first is None or not within:
+            return None
+        values = set(snapshot.neighbors_via(node, first[0], outgoing=True).tolist()) & within
+        reached: dict[tuple[int, ...], set[int]] = {}
+        middles: dict[tuple[int, ...], set[int]] = {}
+        for a, middle in snapshot.out_edges(node):
+            if a == first[0]:
+                continue
+            if middle in within:
+                reached.setdefault((a,), set()).add(middle)  # "where he was born": one step
+            for b, end in snapshot.out_edges(middle):
+                if end in within and end != node:
+                    reached.setdefault((a, b), set()).add(end)
+                    middles.setdefault((a, b), set()).add(middle)
+        words = [w for w in fold(m.group(2)).split() if w.isalpha() and w not in _CLAUSE_SKIP]
+        lexicon, keys = self.qa.ranker.graph_lexicon, [relation_key(x) for x in self.graph.relation_labels]
+        # "where his *institution* was": a word naming the class of the middle things names the path
+        named = frozenset().union(*(nearest_classes(self.graph, self.qa.ranker, w) for w in words)) - classes
+
+        def score(path: tuple[int, ...]) -> tuple[float, int]:
+            said = max((lexicon.similarity(w, keys[r]) for w in words for r in path), default=0.0)
+            typed = any(self.graph.types(x) & named for x in middles.get(path, ()))
+            works = any(names_affiliation(w, keys[r]) for w in words for r in path)  # "where he was *working*"
+            return (1.0 if typed or works else said), -len(path)  # the shorter path of two the clause names alike
+
+        best = max(reached, key=score, default=None)
+        if best is None or score(best)[0] < CLAUSE_STEP_MIN or not values:
+            return None
+        other = reached[best]
+        both = sorted(values & other)
+        x, label, names = self.term(node), self.graph.relation_labels, self.graph.node_labels
+        hops = [(x, "?v")] if len(best) == 1 else [(x, "?m"), ("?m", "?v")]
+        mention = self.spans[0].text
+        lines = [f"{x} {self.rterm(first[0])} ?v ."]
+        lines += [f"{head} {self.rterm(r)} {tail} ." for r, (head, tail) in zip(best, hops, strict=True)]
+        triples = [PatternTriple(head=mention, relation=label[first[0]], tail="?v")]
+        triples += [
+            PatternTriple(head=mention if head == x else head, relation=label[r], tail=tail)
+            for r, (head, tail) in zip(best, hops, strict=True)
+        ]
+        said = f"{label[first[0]]}: {_names([names[v] for v in sorted(values)])}; "
+        said += f"{' → '.join(label[r] for r in best)}: {_names([names[v] for v in sorted(other)])}"
+        pattern = PatternGraph(triples=triples, answer="?v", source="baseline", sparql=ask_sparql(lines), kind="ask")
+        return self.done(
+            pattern,
+            text=f"{'Yes' if both else 'No'} ({said}).",
+            truth=bool(both),
+            answers=[_yes_no(bool(both))],
+            items=[self.answer_term(v, 0.0) for v in (both or sorted(values | other))],
+        )
+
+    def same_date_part(self) -> Answer | None:
+        """A yes/no question about a part of two mentions' dates ("Were X and Y born in the same year?", "Did X and Y
+        die in the same month?"; :data:`_SAME_PART`): the date relation the verb names (the closest of the graph's
+        date relations, at least ``YEAR_VERB_MIN``: :meth:`QuestionAnswerer.closest_date`), each entity's one value
+        of it, compared on the part named (the year: characters 1–4; the month: 1–7; the day: the date). ``None``
+        without such words, such a relation, or one value for each (the question goes on as before: a shared value).
+        """
+        from kgsvc.qa.pipeline import YEAR_VERB_MIN  # it imports this module
+
+        m = _SAME_PART.search(self.question)
+        if m is None or len(self.spans) < 2:
+            return None
+        sim, relation = self.qa.closest_date(fold(m.group("verb")))
+        if sim < YEAR_VERB_MIN:
+            return None
+        width = _PART_WIDTH[m.group("part").lower()]
+        found: list[tuple[LinkedSpan, int, str]] = []
+        for span in self.spans[:2]:
+            node = best_first(self.qa, span).nodes[0][0]
+            parts = (
+                literal_parts(self.graph.node_terms[v])
+                for v in self.graph.snapshot.neighbors_via(node, relation, outgoing=True).tolist()
+            )
+            dates = {p[0][:10] for p in parts if p is not None}
+            if len(dates) != 1:
+                return None
+            found.append((span, node, dates.pop()))
+        truth = found[0][2][:width] == found[1][2][:width]
+        label = self.graph.relation_labels[relation]
+        lines = [
+            f"{self.term(node)} {self.rterm(relation)} ?{v} ." for (_, node, _), v in zip(found, "ab", strict=True)
+        ]
+        same = f"SUBSTR(STR(?a), 1, {width}) = SUBSTR(STR(?b), 1, {width})"
+        triples = [
+            PatternTriple(head=span.text, relation=label, tail=f"?{v}")
+            for (span, _, _), v in zip(found, "ab", strict=True)
+        ]
+        said = "; ".join(f"{self.graph.node_labels[node]}: {label} {date}" for _, node, date in found)
+        sparql = ask_sparql(lines, filters=[same])
+        pattern = PatternGraph(triples=triples, answer="?a", source="baseline", sparql=sparql, kind="ask")
+        return self.done(
+            pattern,
+            text=f"{'Yes' if truth else 'No'} ({said}).",
+            truth=truth,
+            answers=[_yes_no(truth)],
+            items=[self.answer_term(node, 0.0) for _, node, _ in found],
+        )
+
     def ask(self) -> Answer:
+        if (part := self.same_date_part()) is not None:
+            return part
         if len(self.spans) < 2 and (same := self.same_values()) is not None:
             return same
         if len(self.spans) < 2:
-            self.spans = [self.spans[0], self.second_mention()]
+            try:
+                self.spans = [self.spans[0], self.second_mention()]
+            except _Refused:
+                if (own := self.own_values()) is None:
+                    raise
+                return own
         spans = self.spans[:2]
         classes = set(self.graph.classes())
         for entity, named in ((0, 1), (1, 0)):  # "Was X a Nobel laureate?": X's rdf:type

@@ -49,6 +49,7 @@ __all__ = [
     "cue_window",
     "period",
     "from_spec",
+    "date_part",
     "month_day",
     "shown",
     "year_within",
@@ -122,7 +123,7 @@ _BARE = {
 
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
 _COUNT = re.compile(
-    r"^\s*(?:in\s+)?how\s+many\b|\b(?:the|what)\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
+    r"(?:^\s*|(?<=[,:;]\s))(?:in\s+)?how\s+many\b|\b(?:the|what)\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
     r"|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b|^\s*count\b",
     re.I,
 )
@@ -161,6 +162,8 @@ _NOT_SUPERLATIVE = re.compile(r"\b(first|last)\s+(name|names|names?\s+of)\b|\bat
 _CONSTANT = re.compile(r"(?<![\w.-])(-?\d{4}-\d{2}-\d{2}|\d{3}0'?s|-?\d+(?:\.\d+)?)(?![\w-]|\.\d)")  # "before 1900."
 #: A decade a value falls in: "in the 1940s", "during the 1990's", "from the 1960s" (the constant "1940s").
 _IN_DECADE = re.compile(r"\b(?:in|during|from|of)\s+the\s+(\d{3}0'?s)\b", re.I)
+#: A span of years: "between 1900 and 1909", "from 1950 to 1959" (the constant "1900–1909").
+_BETWEEN_YEARS = re.compile(r"\b(?:between|from)\s+(\d{4})\s+(?:and|to|until|till|through)\s+(\d{4})\b", re.I)
 _MONTHS = "january february march april may june july august september october november december".split()
 _MONTH = "(" + "|".join(_MONTHS) + ")"
 #: A month or a day of the year a date falls on, with no year: "born in February", "in the month of May", "on July
@@ -172,6 +175,8 @@ _IN_MONTH = re.compile(
     rf"(?!\s*,?\s*\d))\b",
     re.I,
 )
+#: A month of one year: "died in November 1999", "in May, 1997" (the constant "1999-11").
+_IN_MONTH_OF_YEAR = re.compile(rf"\b(?:in|during)\s+(?:the\s+month\s+of\s+)?{_MONTH}\s*,?\s+(\d{{4}})\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +268,9 @@ _YEAR_WITHIN = re.compile(
     r"\b([^\W\d_]+)\s+(?:in|during)\s+(?:the\s+(?:year|course)\s+(?:of\s+)?)?(\d{4})(?![\w-]|\.\d)", re.IGNORECASE
 )
 
+#: A year before the plural noun of a life's event, as lists of people are titled ("*1971 deaths*", "1880 births").
+_YEAR_EVENTS = re.compile(r"\b(\d{4})\s+(deaths|births)\b", re.IGNORECASE)
+
 
 def year_within(question: str, spans: Sequence[tuple[int, int]] = ()) -> tuple[str, str, tuple[int, int]] | None:
     """The verb, the year and the verb's span of "<verb> in <year>" in ``question`` (the year in no linked span of
@@ -277,10 +285,17 @@ def year_within(question: str, spans: Sequence[tuple[int, int]] = ()) -> tuple[s
     (('prize', '1996', (12, 17)), None)
     >>> year_within("Which laureates born in 1924 died in 1962?") is None
     True
+    >>> year_within("1971 deaths among nobel laureates")
+    ('deaths', '1971', (5, 11))
     """
     m = _YEAR_WITHIN.search(question)
     named = [(a, b) for a, b in spans if not re.fullmatch(r"\d{4}", question[a:b].strip())]
-    if m is None or any(a < m.end(2) and m.start(2) < b for a, b in named) or len(constants(question, named)) != 1:
+    if m is None:
+        nominal = _YEAR_EVENTS.search(question)  # "1971 deaths among nobel laureates"
+        if nominal is None or len(constants(question, named)) != 1:
+            return None
+        return nominal.group(2), nominal.group(1), nominal.span(2)
+    if any(a < m.end(2) and m.start(2) < b for a, b in named) or len(constants(question, named)) != 1:
         return None
     return m.group(1), m.group(2), m.span(1)
 
@@ -288,11 +303,15 @@ def year_within(question: str, spans: Sequence[tuple[int, int]] = ()) -> tuple[s
 def period(constant: str) -> tuple[int, int] | None:
     """The first year and the length of a period constant, ``None`` for another constant: a decade ("1940s" → 1940,
     ten years) or, written with two zeros before 2000, the century it is usually read as ("the 1800s": a hundred
-    years; "the 2000s" is a decade).
+    years; "the 2000s" is a decade), or a span of years from one to another, both included ("1900–1909", read from
+    "between 1900 and 1909").
 
-    >>> period("1940s"), period("1800s"), period("2000s"), period("1940")
-    ((1940, 10), (1800, 100), (2000, 10), None)
+    >>> period("1940s"), period("1800s"), period("2000s"), period("1940"), period("1900–1909")
+    ((1940, 10), (1800, 100), (2000, 10), None, (1900, 10))
     """
+    years = re.fullmatch(r"(\d{4})–(\d{4})", constant)
+    if years is not None:
+        return int(years.group(1)), int(years.group(2)) - int(years.group(1)) + 1
     if not re.fullmatch(r"\d{3}0s", constant):
         return None
     first = int(constant[:-1])
@@ -309,9 +328,25 @@ def month_day(constant: str) -> str | None:
     return constant[2:] if re.fullmatch(r"--\d{2}(?:-\d{2})?", constant) else None
 
 
+def date_part(constant: str) -> tuple[int, str] | None:
+    """Where a date's lexical form must hold what a month, day-of-year or month-of-a-year constant fixes: the
+    1-based position and the characters (``"--07-19"`` → ``(6, "07-19")``; ``"1934-09"``, read from "in September
+    1934", → ``(1, "1934-09")``); ``None`` for another constant.
+
+    >>> date_part("--07-19"), date_part("1934-09"), date_part("1934")
+    ((6, '07-19'), (1, '1934-09'), None)
+    """
+    fixed = month_day(constant)
+    if fixed is not None:
+        return 6, fixed
+    return (1, constant) if re.fullmatch(r"\d{4}-\d{2}", constant) else None
+
+
 def shown(constant: str) -> str:
-    """A constant as a person writes it: a month or day of the year by its name ("--07-19" → "July 19"), another
-    as it is."""
+    """A constant as a person writes it: a month or day of the year by its name ("--07-19" → "July 19", "1934-09" →
+    "September 1934"), another as it is."""
+    if re.fullmatch(r"\d{4}-\d{2}", constant):
+        return f"{_MONTHS[int(constant[5:]) - 1].capitalize()} {constant[:4]}"
     fixed = month_day(constant)
     if fixed is None:
         return constant
@@ -320,8 +355,12 @@ def shown(constant: str) -> str:
 
 
 def _within_month(masked: str) -> tuple[re.Match[str], str] | None:
-    """ "in February", "on July 19": the match and its constant (:data:`_IN_MONTH`), when the month and its day are
-    the question's only numbers."""
+    """ "in February", "on July 19", "in September 1934": the match and its constant (:data:`_IN_MONTH`,
+    :data:`_IN_MONTH_OF_YEAR`), when the month, its day or its year are the question's only numbers."""
+    m = _IN_MONTH_OF_YEAR.search(masked)
+    if m is not None:
+        rest = masked[: m.start()] + masked[m.end() :]
+        return None if constants(rest) else (m, f"{m.group(2)}-{_MONTHS.index(m.group(1).lower()) + 1:02d}")
     m = _IN_MONTH.search(masked)
     if m is None:
         return None
@@ -399,6 +438,8 @@ def answer_noun(question: str, spans: Sequence[tuple[int, int]] = ()) -> str:
 
     >>> answer_noun("which economics laureates born in 1924"), answer_noun("Who died in 1962?")
     ('economics laureates', 'person')
+    >>> answer_noun("1971 deaths among nobel laureates")
+    'nobel laureates'
     """
     return _answer_noun(question, _mask(question, spans).lower())
 
@@ -419,7 +460,10 @@ def _answer_noun(question: str, masked: str, after: int | None = None) -> str:
     if asks_who(masked):
         return "person"
     fragment = _FRAGMENT.match(masked)  # "nobel laureates born in 1880", "list the chemists born in the 1830s"
-    return _noun(question, masked, fragment.end()) if fragment is not None else ""
+    if fragment is not None and (noun := _noun(question, masked, fragment.end())):
+        return noun
+    among = _AMONG.search(masked)  # "1971 deaths *among nobel laureates*"
+    return _noun(question, masked, among.end()) if fragment is not None and among is not None else ""
 
 
 #: A question written as a noun phrase, or as a command before one: what it opens with is what it asks for. Not a
@@ -428,6 +472,9 @@ _FRAGMENT = re.compile(
     r"^\W*(?!(?:who|whom|whose|what|which|when|where|why|how|is|are|was|were|did|does|do|has|have|had|can|could)\b)"
     r"(?:(?:list|name|show|give|find|get|tell)(?:\s+me)?\s+)?(?:all\s+)?(?:of\s+)?(?:the\s+)?"
 )
+
+#: The group a noun phrase opened by no noun picks its answers from ("1971 deaths *among* nobel laureates").
+_AMONG = re.compile(r"\bamong\s+(?:the\s+)?", re.I)
 
 
 def cue_window(question: str, kind: QuestionKind, spans: Sequence[tuple[int, int]] = (), width: int = 3) -> str:
@@ -542,8 +589,8 @@ def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
                 "count", cue=comparative[0], constant=values[-1], words=words, noun=noun, cue_at=comparative[1].span()
             )
         if (within := _within_period(masked, values)) is not None:  # "how many … in the 1940s"
-            words = _period_blanked(words, masked, within)
-            return QuestionKind("count", constant=within.group(1), words=words, noun=noun, cue_at=within.span())
+            words = _period_blanked(words, masked, within[0])
+            return QuestionKind("count", constant=within[1], words=words, noun=noun, cue_at=within[0].span())
         if comparative is None and (month := _within_month(masked)) is not None:  # "how many … on July 19"
             words = _period_blanked(words, masked, month[0])
             return QuestionKind("count", constant=month[1], words=words, noun=noun, cue_at=month[0].span())
@@ -628,8 +675,8 @@ def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
         )
     if comparative is None and (within := _within_period(masked, values)) is not None:  # "… in the 1940s"
         noun = _answer_noun(question, masked)
-        words = _period_blanked(question, masked, within)
-        return QuestionKind("lookup", constant=within.group(1), words=words, noun=noun, cue_at=within.span())
+        words = _period_blanked(question, masked, within[0])
+        return QuestionKind("lookup", constant=within[1], words=words, noun=noun, cue_at=within[0].span())
     if comparative is None and (month := _within_month(masked)) is not None:  # "… born in February"
         noun = _answer_noun(question, masked)
         words = _period_blanked(question, masked, month[0])
@@ -655,10 +702,16 @@ def _period_blanked(words: str, masked: str, within: re.Match[str]) -> str:
     return words[:start] + " " * (within.end() - start) + words[within.end() :]
 
 
-def _within_period(masked: str, values: Sequence[str]) -> re.Match[str] | None:
-    """ "in the 1940s" when a decade is the question's only number or date (a filter: the value's year falls in it)."""
+def _within_period(masked: str, values: Sequence[str]) -> tuple[re.Match[str], str] | None:
+    """ "in the 1940s" when a decade is the question's only number or date, or "between 1900 and 1909" when those
+    are its two (a filter: the value's year falls in it): the match and the period's constant (:func:`period`)."""
     m = _IN_DECADE.search(masked)
-    return m if m is not None and list(values) == [m.group(1).lower().replace("'", "")] else None
+    if m is not None and list(values) == [m.group(1).lower().replace("'", "")]:
+        return m, m.group(1).lower().replace("'", "")
+    m = _BETWEEN_YEARS.search(masked)
+    if m is not None and list(values) == [m.group(1), m.group(2)] and m.group(1) < m.group(2):
+        return m, f"{m.group(1)}–{m.group(2)}"
+    return None
 
 
 def _written(value: str) -> str:

@@ -128,6 +128,8 @@ _PLACE = re.compile(r"^(?P<name>[^,]+),\s+(?P<qualifier>[^,]+)$")
 _ORGANISATION_HEADS = frozenset(
     "University Institute College Hospital Laboratory Laboratories School Foundation Centre Center".split()
 )
+#: The last word of an island's name, which people leave out ("Guadeloupe" for *Guadeloupe Island*).
+_ISLAND_HEADS = frozenset({"Island", "Islands", "Isle"})
 #: A company's legal form, which people leave out of its name ("Shimadzu" for *Shimadzu Corp.*).
 _LEGAL_FORMS = frozenset("Corp. Corp Corporation Inc. Inc Ltd. Ltd Co. AG GmbH SA S.A. plc PLC LLC N.V. B.V.".split())
 #: The heads of the two-word names of universities and colleges whose first word alone is how people write them
@@ -165,6 +167,13 @@ _SUBJECT_ENDINGS = ("chemistry", "physics", "logy", "matics", "nomics", "science
 _UNNAMED_HOMONYM = 0.1
 #: A parenthesised qualifier that may be the name's short form: one capitalised word ("MIT", "Caltech").
 _SHORT_NAME = re.compile(r"^[A-Z][A-Za-z]+$")
+#: A parenthesised qualifier that is the name in another language: two or more words, the first and the last
+#: capitalised ("Office international Nansen pour les Réfugiés (*Nansen International Office for Refugees*)"; not
+#: a description: "Thriller (Michael Jackson *album*)").
+_TRANSLATED = re.compile(r"^[A-Z][\w'.-]*(?: [\w'.-]+)* [A-Z][\w'.-]*$")
+#: The words of a name that an initialism skips, and what each of its other words must look like.
+_SMALL_WORDS = frozenset("of for the and on in at de du des la le et für der".split())
+_INITIAL_WORD = re.compile(r"^[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+$")
 _NAME_TOKEN = re.compile(r"^[A-Z\u00c0-\u024f][\w'\u2019-]*\.?$")
 _NUMBER = re.compile(r"^\d+$")
 
@@ -225,7 +234,7 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     >>> aliases("Shimadzu Corp."), aliases("Yukawa Institute (YITP), Kyoto University")[:2]
     ([('Shimadzu', 'Corp.')], [('Yukawa Institute (YITP)', 'Kyoto University'), ('Yukawa Institute', 'YITP')])
     >>> aliases("Royal Institution of Great Britain"), aliases("Max Planck Institute of Biochemistry")
-    ([('Royal Institution', 'Great Britain')], [])
+    ([('Royal Institution', 'Great Britain'), ('RIGB', '')], [('MPIB', '')])
     >>> aliases("Basel University"), aliases("University of Basel")
     ([('University of Basel', ''), ('Basel', 'University')], [('Basel University', '')])
     """
@@ -235,6 +244,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
         found.append((m.group("name"), m.group("qualifier")))
         if _SHORT_NAME.match(m.group("qualifier")) and short_form(_key(m.group("qualifier")), _key(m.group("name"))):
             found.append((m.group("qualifier"), ""))  # "California Institute of Technology (Caltech)": "Caltech"
+        if _TRANSLATED.match(m.group("qualifier")):
+            found.append((m.group("qualifier"), ""))  # "Institut de droit international (Institute of …)"
         label = m.group("name")
     m = _SUBTITLE.match(label) or _PLACE.match(label)
     if m and len(m.group("name")) >= 2:
@@ -246,6 +257,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
         if len(qualifier.split()) >= 3 and qualifier[:1].isupper():
             found.append((qualifier, ""))  # a name of its own ("London University, King's College Hospital …")
     tokens = label.split()
+    if len(tokens) == 2 and tokens[-1] in _ISLAND_HEADS and _NAME_TOKEN.match(tokens[0]):
+        found.append((tokens[0], tokens[-1]))  # "Guadeloupe Island" → "Guadeloupe"
     if len(tokens) >= 2 and tokens[-1] in _LEGAL_FORMS:
         found.append((" ".join(tokens[:-1]).rstrip(","), tokens[-1]))  # "Shimadzu Corp." → "Shimadzu"
     capitalised = all(_NAME_TOKEN.match(t) for t in tokens)
@@ -271,6 +284,9 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
         family = " ".join(tokens[particle:])  # "Hans Karl August Simon von Euler-Chelpin": "Hans von Euler-Chelpin"
         if all(_NAME_TOKEN.match(t) or t in _NAME_PARTICLES for t in tokens[particle:]):
             found.extend((f"{t} {family}", "") for t in given if not t.endswith(".") and len(t) > 1)
+    short = initialism(label)
+    if short:
+        found.append((short, ""))  # "National Institutes of Health": "NIH" (linked only as written, in capitals)
     named = 3 <= len(tokens) <= 5 and capitalised and not tokens[-1].endswith(".")
     if named and _key(tokens[-1]) not in plurals and tokens[-1] not in _ORGANISATION_HEADS:
         last = tokens[-1]
@@ -278,6 +294,22 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
             if not token.endswith(".") and len(token) > 1:
                 found.append((f"{token} {last}", ""))
     return [(a, q) for a, q in dict.fromkeys(found) if (a != label or q) and not _all_stopwords(a)]
+
+
+def initialism(label: str) -> str:
+    """The initials of an organisation's name of three to six capitalised words and small words between them
+    ("National Institutes *of* Health" → "NIH"); ``""`` for any other label (one without a small word, or with an
+    initial, a number or a parenthesis: people's and prizes' names). The linker takes it only where the question
+    writes it in capitals.
+
+    >>> initialism("National Institutes of Health"), initialism("Emil Theodor Kocher"), initialism("Yale University")
+    ('NIH', '', '')
+    """
+    tokens = label.split()
+    words = [w for w in tokens if w.casefold() not in _SMALL_WORDS]
+    if len(words) == len(tokens) or not 3 <= len(words) <= 6 or not all(_INITIAL_WORD.match(w) for w in words):
+        return ""
+    return "".join(w[0] for w in words)
 
 
 def short_form(short: str, long: str) -> bool:
@@ -312,13 +344,15 @@ def abbreviates(short: str, words: Sequence[str]) -> bool:
 def _qualified(qualifier: str, question: str, end: int, question_words: Collection[str]) -> bool:
     """Whether ``question`` names a homonym's folded ``qualifier``: one of its words (``question_words``: the folded
     content words), or, right after the mention (which ends at ``end``), capitalised words it is a short form of
-    ("Madison, *Wisconsin*" for *Madison, WI*; "Madison, *New Jersey*" for *NJ*; :func:`abbreviates`). Words
+    ("Madison, *Wisconsin*" for *Madison, WI*; "Madison, *New Jersey*" for *NJ*; :func:`abbreviates`), or in a
+    question written in lower case throughout, such words in lower case ("concord, *massachusetts*"). Words
     elsewhere do not count: "studied under *William* Bragg" names no WI."""
     if (set(qualifier.split()) - STOPWORDS) & set(question_words):
         return True
     after = []
+    cased = is_cased(question)
     for word in _WORD.findall(question[end:])[:3]:
-        if not word[:1].isupper():
+        if cased and not word[:1].isupper():
             break
         after.append(_key(word))
     return any(abbreviates(qualifier, after[:n]) for n in (1, len(qualifier)) if len(after) >= n)
@@ -874,7 +908,7 @@ class EntityLinker:
                 taken.append((start, end))
                 types.append(TypeMention(text, start, end, kind))
                 continue
-            if not labelled:
+            if not labelled or (key not in self.index.nodes_of_key and self._initialism_only(key, text)):
                 continue
             taken.append((start, end))
             nodes = self.index.nodes_of_key.get(key, [])
@@ -921,6 +955,13 @@ class EntityLinker:
         spans.sort(key=lambda s: s.start)
         types.sort(key=lambda t: t.start)
         return _qualifiers_absorbed(spans, question, alias_qualifier), types
+
+    def _initialism_only(self, key: str, text: str) -> bool:
+        """Whether the alias ``key`` is only the :func:`initialism` of its nodes' names and ``text`` does not write it
+        in capitals ("who" is no *World Health Organization*)."""
+        return not text.isupper() and all(
+            _key(initialism(self.index.labels[n])) == key for n, _ in self.index.alias_nodes[key]
+        )
 
     def _words(self, folded: str, question: str, taken: Sequence[LinkedSpan]) -> list[LinkedSpan]:
         """Word-set matches (module docstring) of the n-grams outside ``taken``."""
@@ -1007,11 +1048,18 @@ class EntityLinker:
             if len(near) != 1 or near[0][1] != 1:
                 continue
             nodes = self._rank(self.index.nodes(near[0][0]), set(), {})
+            if self._case_mismatch(question, question[start:end], nodes):
+                continue
             score = 0.8 * self.specificity(phrase)
             hits.append(
                 LinkedSpan(question[start:end], start, end, "fuzzy", score, tuple((n, 0.8, 0.0) for n in nodes))
             )
         return _non_overlapping(hits)
+
+    def _case_mismatch(self, question: str, text: str, nodes: Sequence[int]) -> bool:
+        """Whether ``text`` is a lower-case word of a cased question near only capitalised names: a common word,
+        never a misspelt name ("towns" ↔ the family name "Townes")."""
+        return is_cased(question) and _common_word(text, [self.index.labels[n] for n in nodes])
 
     def _ngrams(self, folded: str, taken: Sequence[LinkedSpan]) -> list[tuple[int, int]]:
         words = [(m.start(), m.end()) for m in _WORD.finditer(folded)]
@@ -1044,6 +1092,8 @@ class EntityLinker:
             for key, score, _ in best:
                 for n in self.index.nodes(key):
                     nodes.append((n, score / 100.0, 0.0))
+            if self._case_mismatch(question, question[start:end], [n for n, _, _ in nodes]):
+                continue
             top = best[0][1] / 100.0
             score = 0.8 * top * self.specificity(phrase)
             hits.append(LinkedSpan(question[start:end], start, end, "fuzzy", score, tuple(nodes)))
@@ -1075,10 +1125,12 @@ def is_cased(question: str) -> bool:
 
     >>> is_cased("When were the co-laureates of Roderick MacKinnon born?"), is_cased("who directed paprika")
     (True, False)
-    >>> is_cased("Who directed paprika?")
-    False
+    >>> is_cased("Who directed paprika?"), is_cased("MIT laureates born in the 1920s")
+    (False, True)
     """
     first = _WORD.search(question)
+    if first is not None and any(c.isupper() for c in first.group()[1:]):
+        return True  # "MIT laureates born in the 1920s": a capital inside the first word is one written on purpose
     rest = question[first.end() :] if first is not None else question
     return any(c.isupper() for c in rest)
 

@@ -69,7 +69,16 @@ from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, ver
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.keeps import CandidateFilters
-from kgsvc.qa.kinds import KIND_SCHEMA, QuestionKind, answer_noun, classify, from_spec, year_within
+from kgsvc.qa.kinds import (
+    KIND_SCHEMA,
+    QuestionKind,
+    answer_noun,
+    classify,
+    date_part,
+    from_spec,
+    period,
+    year_within,
+)
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import Reworded, as_question, asks_who
@@ -131,6 +140,15 @@ _SAME_DATE = re.compile(
     r"(?P<thing>birthday|birth\s*date|date\s+of\s+birth|birth\s+year|year\s+of\s+birth)\s+with\s*$",
     re.IGNORECASE,
 )
+#: "the same <noun> (as) the <word> (is in)": a value of an entity named before, by a word of its name ("the same city
+#: the *university* is in", "the same country as the *university*"; :meth:`QuestionAnswerer._same_as_named`), and
+#: the most values it may stand for.
+_SAME_AS_NAMED = re.compile(
+    r"\bthe\s+same\s+(?P<noun>[a-z]+)\s+(?:as\s+|that\s+|where\s+|in\s+which\s+)?the\s+(?P<head>[a-z]+)"
+    r"(?:\s+(?:is|was|are|were)(?:\s+(?:located\s+|based\s+)?(?:in|at))?)?(?=\W*$|\W)",
+    re.IGNORECASE,
+)
+_SAME_VALUES_MOST = 2
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
 
 
@@ -399,9 +417,11 @@ class QuestionAnswerer:
         if within is None:
             return kind, spans
         verb, year, at = within
-        year_at = question.index(year, at[1])
+        year_at = question.find(year, at[1])
+        if year_at < 0:  # "1971 deaths": the year before the noun
+            year_at = question.rindex(year, 0, at[0])
         verb = fold(verb)
-        date, _ = self._closest_date(verb)
+        date, _ = self.closest_date(verb)
         if date < YEAR_VERB_MIN:
             return kind, spans
         lexicon, labels = self.ranker.graph_lexicon, self.graph.relation_labels
@@ -420,7 +440,7 @@ class QuestionAnswerer:
         noun = kind.noun or answer_noun(question, [(s.start, s.end) for s in kept if s.text.strip() != year])
         return dataclasses.replace(kind, constant=year, cue_at=at, noun=noun), kept  # the verb names the date
 
-    def _closest_date(self, word: str) -> tuple[float, int]:
+    def closest_date(self, word: str) -> tuple[float, int]:
         """The similarity of the folded ``word`` to the closest date relation of the graph
         (:func:`~kgsvc.qa.aggregate.date_relations`, found once), and that relation; ``(0.0, -1)`` without one."""
         lexicon, labels = self.ranker.graph_lexicon, self.graph.relation_labels
@@ -450,7 +470,7 @@ class QuestionAnswerer:
             word = (m.group("verb") or m.group("thing") or "").split()
             if not word:  # "The same year as X, who …": no verb says which date
                 return kind, spans
-            sim, relation = self._closest_date(fold(word[0]))
+            sim, relation = self.closest_date(fold(word[0]))
             if sim < YEAR_VERB_MIN:
                 return kind, spans
             from kgsvc.qa.kind_path import best_first  # it imports this module
@@ -475,6 +495,35 @@ class QuestionAnswerer:
             besides = frozenset({node})
             return dataclasses.replace(kind, constant=constant, cue_at=at, noun=noun, besides=besides), kept
         return kind, spans
+
+    def _same_as_named(self, question: str, spans: Sequence[LinkedSpan]) -> str | None:
+        """``question`` with "the same <noun> as the <word>" written as the value it means, when <word> is a word of
+        an entity named before it ("Which Washington University laureates died in the same city the *university* is
+        in?" → "… died in St. Louis, MO?"; :data:`_SAME_AS_NAMED`): the entity's values of the class the noun
+        names (:func:`~kgsvc.qa.rank.nearest_classes`; one to :data:`_SAME_VALUES_MOST` values, one step away, joined
+        by "or").
+        ``None`` when the question has no such phrase, no entity before it has the word, or no such value."""
+        m = _SAME_AS_NAMED.search(question)
+        if m is None:
+            return None
+        head = fold(m.group("head"))
+        owner = next(
+            (
+                s
+                for s in spans
+                if s.end <= m.start() and s.nodes and head in fold(self.graph.node_labels[s.nodes[0][0]]).split()
+            ),
+            None,
+        )
+        classes = nearest_classes(self.graph, self.ranker, m.group("noun")) if owner is not None else frozenset()
+        if owner is None or not classes:
+            return None
+        within = self.graph.instances(classes)
+        values = sorted({v for _, v in self.graph.snapshot.out_edges(owner.nodes[0][0]) if v in within})
+        if not 1 <= len(values) <= _SAME_VALUES_MOST:
+            return None
+        written = " or ".join(str(self.graph.node_labels[v]) for v in values)
+        return question[: m.start()] + written + question[m.end() :]
 
     def _scheme_asked(self, question: str) -> frozenset[int]:
         """The values of the graph's one classification when the noun the question asks for is a classifier noun
@@ -555,6 +604,11 @@ class QuestionAnswerer:
 
         linked = self.linker.link_types(question)
         spans = self._prefer_entities(_main_spans(linked.spans, opts.min_relative_score))
+        said = self._same_as_named(question, spans)
+        if said is not None:  # "born in the same country as the university": "born in <its country>"
+            question = said
+            linked = self.linker.link_types(question)
+            spans = self._prefer_entities(_main_spans(linked.spans, opts.min_relative_score))
         spans = sorted([*spans, *self._value_noun(question, spans, linked.types)], key=lambda s: s.start)
         mentions = [self._mention(s, opts, form) for s in spans]
         base["mentions"] = mentions
@@ -562,6 +616,9 @@ class QuestionAnswerer:
         interrupt.check("the question (after linking)")
         kind, spans = self._year_of_date(question, classify(question, [(s.start, s.end) for s in spans]), spans)
         kind, spans = self._same_date_as(question, kind, spans)
+        dated = period(kind.constant or "") or date_part(kind.constant or "")  # "between *1900* and …", "May *1997*"
+        if kind.cue_at is not None and dated is not None:
+            spans = [s for s in spans if not (kind.cue_at[0] <= s.start and s.end <= kind.cue_at[1])]
         if not spans and not kind.over_a_class and kind.kind != "unsupported":  # else: the kind says why
             reason = self._no_link_reason(question)
             return self._fail(base, timings, started, "linking", reason)

@@ -66,7 +66,7 @@ from kgsvc.qa.candidates import (
 )
 from kgsvc.qa.exemplars import MASK, ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph, spaced
-from kgsvc.qa.link import LinkedSpan, fold
+from kgsvc.qa.link import STOPWORDS, LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import asks_who
 from kgsvc.qa.zeroshot import (
@@ -131,6 +131,14 @@ _MAX_COS = 1.0 + 1e-5
 
 #: Candidates using every mention that are kept past ``QAOptions.embed_top`` (see :meth:`CandidateRanker.rank`).
 _FULL_COVERAGE_KEPT = 3
+
+#: The prior added to a candidate whose step at a mention is the relation the verb right before it names ("born in
+#: X"; :meth:`CandidateRanker._adjacent_steps`): a tie-break between paths the order-blind lexicon scores alike, not
+#: a reading of its own; and the least similarity of the verb to that relation.
+ADJACENT_STEP = 0.05
+ADJACENT_MIN = 0.5
+#: A verb (or participle) and a preposition right before a mention: "born *in*", "directed *by*", "worked *at*".
+_VERB_BEFORE = re.compile(r"\b([a-z]+)\s+(?:in|at|by|from|on|into|for|with)\s+(?:the\s+)?$")
 
 #: What a label is read against in :meth:`CandidateRanker.person_likeness`, and how many labels a step or a class
 #: reads (:meth:`CandidateRanker.instance_centroid`).
@@ -507,6 +515,12 @@ class CandidateRanker:
                 + opts.w_align * a
                 + opts.w_zero * z
             )
+        if opts.w_zero:  # "the laureates *born in* X": the step at X is the one the verb before X names
+            adjacent = self._adjacent_steps(question, spans, [c for _, c in items])
+            for i, (_, c) in enumerate(items):
+                if any(b.steps and b.steps[0][0] in adjacent.get(b.mention, ()) for b in c.branches):
+                    priors[i] += ADJACENT_STEP
+                    parts[i]["adjacent"] = ADJACENT_STEP
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         if keep is not None:
             order = [i for i in order if keep(items[i][1])]
@@ -543,6 +557,32 @@ class CandidateRanker:
             ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, texts[pos], terms))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
+
+    def _adjacent_steps(
+        self, question: str, spans: Sequence[LinkedSpan], candidates: Sequence[CandidatePattern]
+    ) -> dict[int, frozenset[int]]:
+        """Per mention written right after a verb and a preposition ("born *in* X", "directed *by* X", "died *at*
+        X"): the relations, among the first steps the ``candidates`` take at it, that the verb names best (its
+        :meth:`GraphLexicon.similarity`, at least :data:`ADJACENT_MIN`). Word order says which relation is at the
+        entity where the lexicon alone, blind to order, ties two paths over the same two relations ("in which
+        countries did the laureates *born in* X die": *birth place* at X, then *death place*, not the reverse).
+
+        Notes
+        -----
+        O(mentions · distinct first steps) similarities, each cached by the lexicon.
+        """
+        labels, lexicon = self.graph.relation_labels, self.graph_lexicon
+        out: dict[int, frozenset[int]] = {}
+        for m, span in enumerate(spans):
+            verb = _VERB_BEFORE.search(fold(question[: span.start]))
+            if verb is None or verb.group(1) in STOPWORDS:
+                continue
+            firsts = {b.steps[0][0] for c in candidates for b in c.branches if b.mention == m and b.steps}
+            sims = {r: lexicon.similarity(verb.group(1), relation_key(labels[r])) for r in firsts}
+            best = max(sims.values(), default=0.0)
+            if best >= ADJACENT_MIN:
+                out[m] = frozenset(r for r, sim in sims.items() if sim == best)
+        return out
 
     def _similarities(
         self,

@@ -855,6 +855,24 @@ CLASSIFIER_NOUNS = frozenset("field area discipline subject domain category kind
 #: Nouns that ask for a link out of the graph ("the DBpedia *link* for X", "its Wikidata *URI*"): English words, no
 #: graph's relation; :meth:`GraphLexicon.similarity` reads them as a relation of :attr:`GraphLexicon.links`.
 LINK_NOUNS = frozenset("link uri url iri resource page entry identifier".split())
+#: Words of working somewhere ("where he was *working*"), which MiniLM does not place near the labels graphs give an
+#: affiliation ("working" is 0.3 from *member of*, nearer *death place*): :func:`names_affiliation`.
+WORK_WORDS = frozenset("work employ affiliate job".split())
+AFFILIATION_WORDS = frozenset(
+    "member membership affiliation employer workplace institution organisation organization".split()
+)
+
+
+def names_affiliation(word: str, key: str) -> bool:
+    """Whether ``word`` is a word of working (:data:`WORK_WORDS`: "worked", "employed") and the relation ``key``'s
+    label a word of affiliation (:data:`AFFILIATION_WORDS`: *member of*, *employer*). Read only where a clause is
+    known to name a way to a place (:meth:`kgsvc.qa.kind_path._KindPath.own_values`); as a general similarity it
+    pulled "the winners who *worked* at X" away from the verb asked about (six Nobel questions lost, 2026-11-29).
+
+    >>> names_affiliation("working", "member of"), names_affiliation("working", "death place")
+    (True, False)
+    """
+    return any(stem_match(word, w) for w in WORK_WORDS) and any(p in AFFILIATION_WORDS for p in content_words(key))
 
 
 @dataclass

@@ -92,5 +92,7 @@ def test_linking_recall_at_1_of_the_question_mentions(nobel: tuple[kgsvc.KG, Lab
     assert total >= 80
     # 429/454 on 2026-11-28 with batches 16 and 17 (n371–n410, held-out names not read yet: "dbr:Holbeach",
     # "kaiser wilhelm institut für biologie", …); ≥ 0.95 on n01–n370 before them; 461/493 (0.935) on 2026-11-29
-    # with batches 18 and 19 (n411–n450), their names not read yet
+    # with batches 18 and 19 (n411–n450), their names not read yet; 504/535 (0.942) on 2026-11-29 (second) with
+    # batches 20 and 21 (n451–n490) after translated names, initials, islands and lower-case states; 539/576 (0.936)
+    # with batches 22 and 23 (n491–n530), their names not read
     assert right / total >= 0.93, f"recall@1 {right}/{total}"

@@ -133,7 +133,7 @@ def test_a_part_of_another_s_date_is_the_constant_and_the_other_is_no_answer(peo
         ("which laureates were born in the month of May", "--05"),
         ("who died on the 19th of July?", "--07-19"),
         ("how many people were born on March 3rd", "--03-03"),
-        ("who was born in May 1945?", None),  # a month of a year is a date: not read here
+        ("who was born in May 1945?", None),  # a month of one year ("1945-05"), not of every year
         ("who may have won in 1945?", None),
     ],
 )

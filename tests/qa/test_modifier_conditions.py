@@ -232,7 +232,7 @@ def test_the_modifier_of_a_compound_asked_noun(prizes: kgsvc.KG) -> None:
 
 
 def test_no_particle_alias_inside_an_institution_s_name() -> None:
-    assert aliases("Institut Français du Pétrole") == []
+    assert aliases("Institut Français du Pétrole") == [("IFP", "")]  # its initials, no person's name
     assert aliases("Santiago Ramón y Cajal") == []  # "y" joins two family names
     assert ("Jacobus van 't Hoff", "") in aliases("Jacobus Henricus van 't Hoff")
 
