@@ -1647,11 +1647,7 @@ class _KindPath:
         found: list[tuple[LinkedSpan, int, str]] = []
         for span in self.spans[:2]:
             node = best_first(self.qa, span).nodes[0][0]
-            parts = (
-                literal_parts(self.graph.node_terms[v])
-                for v in self.graph.snapshot.neighbors_via(node, relation, outgoing=True).tolist()
-            )
-            dates = {p[0][:10] for p in parts if p is not None}
+            dates = self.qa.dates_of(node, relation)
             if len(dates) != 1:
                 return None
             found.append((span, node, dates.pop()))

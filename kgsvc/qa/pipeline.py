@@ -447,6 +447,11 @@ class QuestionAnswerer:
         near = [(lexicon.similarity(word, relation_key(labels[r])), r) for r in self._dates()]
         return max(near, default=(0.0, -1))
 
+    def dates_of(self, node: int, relation: int) -> set[str]:
+        """The lexical forms, cut to ``YYYY-MM-DD``, of ``node``'s values of the date ``relation``. O(degree)."""
+        values = self.graph.snapshot.neighbors_via(node, relation, outgoing=True).tolist()
+        return {parts[0][:10] for v in values if (parts := literal_parts(self.graph.node_terms[v])) is not None}
+
     def _dates(self) -> list[int]:
         """The graph's date relations (:func:`~kgsvc.qa.aggregate.date_relations`), found once."""
         if self._date_relations is None:
@@ -476,11 +481,7 @@ class QuestionAnswerer:
             from kgsvc.qa.kind_path import best_first  # it imports this module
 
             node = best_first(self, span).nodes[0][0]  # "Malala" links her given name: the laureate holds it
-            values = [
-                literal_parts(self.graph.node_terms[v])
-                for v in self.graph.snapshot.neighbors_via(node, relation, outgoing=True).tolist()
-            ]
-            dates = {parts[0][:10] for parts in values if parts is not None}
+            dates = self.dates_of(node, relation)
             if len(dates) != 1 or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date := dates.pop()):
                 return kind, spans
             part = (m.group("part") or ("year" if "year" in m.group("thing") else "day")).lower()
