@@ -173,6 +173,8 @@ _SHORT_NAME = re.compile(r"^[A-Z][A-Za-z]+$")
 _TRANSLATED = re.compile(r"^[A-Z][\w'.-]*(?: [\w'.-]+)* [A-Z][\w'.-]*$")
 #: The words of a name that an initialism skips, and what each of its other words must look like.
 _SMALL_WORDS = frozenset("of for the and on in at de du des la le et für der".split())
+#: Initials written with full stops in parentheses at the end of a name ("United Nations (*U.N.*)").
+_DOTTED = re.compile(r"\(((?:[A-Z]\.){2,})\)$")
 _INITIAL_WORD = re.compile(r"^[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+$")
 _NAME_TOKEN = re.compile(r"^[A-Z\u00c0-\u024f][\w'\u2019-]*\.?$")
 _NUMBER = re.compile(r"^\d+$")
@@ -234,11 +236,11 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     >>> aliases("Shimadzu Corp."), aliases("Yukawa Institute (YITP), Kyoto University")[:2]
     ([('Shimadzu', 'Corp.')], [('Yukawa Institute (YITP)', 'Kyoto University'), ('Yukawa Institute', 'YITP')])
     >>> aliases("Royal Institution of Great Britain"), aliases("Max Planck Institute of Biochemistry")
-    ([('Royal Institution', 'Great Britain'), ('RIGB', '')], [('MPIB', '')])
+    ([('RIGB', ''), ('Royal Institution', 'Great Britain')], [('MPIB', '')])
     >>> aliases("Basel University"), aliases("University of Basel")
     ([('University of Basel', ''), ('Basel', 'University')], [('Basel University', '')])
     """
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str]] = [(short, "") for short in initials(label)]  # linked only as written, in capitals
     m = _QUALIFIED.match(label)
     if m:
         found.append((m.group("name"), m.group("qualifier")))
@@ -284,9 +286,6 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
         family = " ".join(tokens[particle:])  # "Hans Karl August Simon von Euler-Chelpin": "Hans von Euler-Chelpin"
         if all(_NAME_TOKEN.match(t) or t in _NAME_PARTICLES for t in tokens[particle:]):
             found.extend((f"{t} {family}", "") for t in given if not t.endswith(".") and len(t) > 1)
-    short = initialism(label)
-    if short:
-        found.append((short, ""))  # "National Institutes of Health": "NIH" (linked only as written, in capitals)
     named = 3 <= len(tokens) <= 5 and capitalised and not tokens[-1].endswith(".")
     if named and _key(tokens[-1]) not in plurals and tokens[-1] not in _ORGANISATION_HEADS:
         last = tokens[-1]
@@ -310,6 +309,19 @@ def initialism(label: str) -> str:
     if len(words) == len(tokens) or not 3 <= len(words) <= 6 or not all(_INITIAL_WORD.match(w) for w in words):
         return ""
     return "".join(w[0] for w in words)
+
+
+def initials(label: str) -> list[str]:
+    """The initials a name is written by: its :func:`initialism`, and a parenthesised one written with full stops,
+    with and without them ("United Nations (U.N.)" → "UN", "U.N."). The linker takes them only where a question
+    writes them in capitals.
+
+    >>> initials("United Nations (U.N.)"), initials("National Institutes of Health"), initials("Queen (band)")
+    (['UN', 'U.N.'], ['NIH'], [])
+    """
+    dotted = _DOTTED.search(label)
+    found = [initialism(label), *((dotted.group(1).replace(".", ""), dotted.group(1)) if dotted else ())]
+    return [short for short in found if short]
 
 
 def short_form(short: str, long: str) -> bool:
@@ -957,10 +969,10 @@ class EntityLinker:
         return _qualifiers_absorbed(spans, question, alias_qualifier), types
 
     def _initialism_only(self, key: str, text: str) -> bool:
-        """Whether the alias ``key`` is only the :func:`initialism` of its nodes' names and ``text`` does not write it
-        in capitals ("who" is no *World Health Organization*)."""
+        """Whether the alias ``key`` is only the :func:`initials` of its nodes' names and ``text`` does not write it in
+        capitals ("who" is no *World Health Organization*, "un" no *United Nations*)."""
         return not text.isupper() and all(
-            _key(initialism(self.index.labels[n])) == key for n, _ in self.index.alias_nodes[key]
+            key in {_key(short) for short in initials(self.index.labels[n])} for n, _ in self.index.alias_nodes[key]
         )
 
     def _words(self, folded: str, question: str, taken: Sequence[LinkedSpan]) -> list[LinkedSpan]:

@@ -149,6 +149,8 @@ _SAME_AS_NAMED = re.compile(
     re.IGNORECASE,
 )
 _SAME_VALUES_MOST = 2
+#: An IRI written in a question, in angle brackets or bare, without the punctuation that ends the sentence.
+_WRITTEN_IRI = re.compile(r"<?(https?://[^\s<>\"]+?)>?(?=[?.,;:!)]*(?:\s|$))")
 _CAPITALISED = re.compile(r"(?<![\w])([A-Z][\w'.-]*(?:\s+(?:of|the|de|la|von|van|[A-Z][\w'.-]*))*)")
 
 
@@ -497,6 +499,19 @@ class QuestionAnswerer:
             return dataclasses.replace(kind, constant=constant, cue_at=at, noun=noun, besides=besides), kept
         return kind, spans
 
+    def _written_iris(self, question: str, spans: list[LinkedSpan]) -> list[LinkedSpan]:
+        """``spans`` with an IRI written in the question that is a node of the graph linked as that node alone
+        ("Whose DBpedia page is http://dbpedia.org/resource/Kary_B._Mullis?"; the words of its last segment would
+        link the person it names), in place of the spans it overlaps (:data:`_WRITTEN_IRI`)."""
+        for m in _WRITTEN_IRI.finditer(question):
+            node = self.graph.node_id(f"<{m.group(1)}>")
+            if node is None:
+                continue
+            start, end = m.span(1)
+            spans = [s for s in spans if s.end <= start or end <= s.start]
+            spans.append(LinkedSpan(m.group(1), start, end, "exact", 1.0, ((node, 1.0, 0.0),)))
+        return sorted(spans, key=lambda s: s.start)
+
     def _same_as_named(self, question: str, spans: Sequence[LinkedSpan]) -> str | None:
         """``question`` with "the same <noun> as the <word>" written as the value it means, when <word> is a word of
         an entity named before it ("Which Washington University laureates died in the same city the *university* is
@@ -605,6 +620,7 @@ class QuestionAnswerer:
 
         linked = self.linker.link_types(question)
         spans = self._prefer_entities(_main_spans(linked.spans, opts.min_relative_score))
+        spans = self._written_iris(question, spans)
         said = self._same_as_named(question, spans)
         if said is not None:  # "born in the same country as the university": "born in <its country>"
             question = said
