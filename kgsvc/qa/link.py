@@ -33,7 +33,11 @@ so: "Niels Bohr" is the physicist before the *Niels Bohr Institute*), and with t
 (``Basel University`` ↔ ``University of Basel``, 2026-11-27). Since 2026-11-27 (night) a two-word university's or
 college's first word alone (``Yale University`` → ``Yale``; none where a node is named exactly so: "Munich" is the
 city, not *Munich University*), and a given name with the family name from its particle on (``Hans Karl August Simon
-von Euler-Chelpin`` → ``Hans von Euler-Chelpin``; not in an institution's name). An alias match scores 0.85. A
+von Euler-Chelpin`` → ``Hans von Euler-Chelpin``; not in an institution's name). Since 2026-11-29, a capitalised
+translation in parentheses (``Office international Nansen … (Nansen International Office for Refugees)``), an
+island's name without "Island", and initials (:func:`initials`: ``National Institutes of Health`` → ``NIH``, ``United
+Nations (U.N.)`` → ``UN``, ``U.N.``), these only where the question writes them in capitals. An alias match scores
+0.85. A
 capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``; with nothing else
 linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
 words equal a label's but for at most one word each way, order free, sharing a number or at least three words
