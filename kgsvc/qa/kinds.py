@@ -706,8 +706,9 @@ def _within_period(masked: str, values: Sequence[str]) -> tuple[re.Match[str], s
     """ "in the 1940s" when a decade is the question's only number or date, or "between 1900 and 1909" when those
     are its two (a filter: the value's year falls in it): the match and the period's constant (:func:`period`)."""
     m = _IN_DECADE.search(masked)
-    if m is not None and list(values) == [m.group(1).lower().replace("'", "")]:
-        return m, m.group(1).lower().replace("'", "")
+    decade = m.group(1).lower().replace("'", "") if m is not None else ""
+    if m is not None and list(values) == [decade]:
+        return m, decade
     m = _BETWEEN_YEARS.search(masked)
     if m is not None and list(values) == [m.group(1), m.group(2)] and m.group(1) < m.group(2):
         return m, f"{m.group(1)}–{m.group(2)}"

@@ -79,7 +79,7 @@ from kgsvc.qa.kinds import (
     period,
     year_within,
 )
-from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, TypeMention, fold
+from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, LinkResult, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_form import Reworded, as_question, asks_who
 from kgsvc.qa.question_nouns import (
@@ -499,6 +499,13 @@ class QuestionAnswerer:
             return dataclasses.replace(kind, constant=constant, cue_at=at, noun=noun, besides=besides), kept
         return kind, spans
 
+    def _linked(self, question: str, opts: QAOptions) -> tuple[LinkResult, list[LinkedSpan]]:
+        """The linker's result for ``question`` and its entity spans: the main ones, entities before literals and
+        link targets (:meth:`_prefer_entities`), an IRI written in the question as its node (:meth:`_written_iris`)."""
+        linked = self.linker.link_types(question)
+        spans = self._prefer_entities(_main_spans(linked.spans, opts.min_relative_score))
+        return linked, self._written_iris(question, spans)
+
     def _written_iris(self, question: str, spans: list[LinkedSpan]) -> list[LinkedSpan]:
         """``spans`` with an IRI written in the question that is a node of the graph linked as that node alone
         ("Whose DBpedia page is http://dbpedia.org/resource/Kary_B._Mullis?"; the words of its last segment would
@@ -618,14 +625,11 @@ class QuestionAnswerer:
         form = as_question(question)  # "Name the winners who …" is read as "which winners who …"
         question = form.text
 
-        linked = self.linker.link_types(question)
-        spans = self._prefer_entities(_main_spans(linked.spans, opts.min_relative_score))
-        spans = self._written_iris(question, spans)
+        linked, spans = self._linked(question, opts)
         said = self._same_as_named(question, spans)
         if said is not None:  # "born in the same country as the university": "born in <its country>"
             question = said
-            linked = self.linker.link_types(question)
-            spans = self._prefer_entities(_main_spans(linked.spans, opts.min_relative_score))
+            linked, spans = self._linked(question, opts)
         spans = sorted([*spans, *self._value_noun(question, spans, linked.types)], key=lambda s: s.start)
         mentions = [self._mention(s, opts, form) for s in spans]
         base["mentions"] = mentions
