@@ -43,7 +43,7 @@ one stored triple per step, the same triple for several steps where the walk goe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -162,32 +162,44 @@ def steps_into(snapshot: GraphSnapshot, nodes: Collection[int] | np.ndarray) -> 
     return {(k >> 1, not (k & 1)) for k in np.unique(gathered[0]).tolist()}
 
 
-def branch_walk(snapshot: GraphSnapshot, branch: Branch, *, cap: int = 50_000) -> Iterator[tuple[RelStep, set[int]]]:
+def branch_walk(
+    snapshot: GraphSnapshot, branch: Branch, *, cap: int = 50_000, first: Collection[int] | None = None
+) -> Iterator[tuple[RelStep, set[int]]]:
     """The nodes ``branch`` reaches, step by step: each step with the set of nodes at its end under SPARQL semantics
-    (every walk, backtracking included); a set growing past ``cap`` nodes stops growing.
+    (every walk, backtracking included); a set growing past ``cap`` nodes stops growing. With ``first``, the first
+    step's end is kept to those nodes (a typed node: "the same *city* as X").
 
     O(Σ degree of the nodes walked)."""
     current = {branch.anchor}
-    for step in branch.steps:
+    for i, step in enumerate(branch.steps):
         following: set[int] = set()
         for node in current:
             following.update(snapshot.neighbors_via(node, step[0], outgoing=step[1]).tolist())
             if len(following) > cap:
                 break
+        if i == 0 and first is not None:
+            following.intersection_update(first)
         yield step, following
         current = following
 
 
-def candidate_ends(snapshot: GraphSnapshot, candidate: CandidatePattern, *, cap: int = 50_000) -> set[int]:
+def candidate_ends(
+    snapshot: GraphSnapshot,
+    candidate: CandidatePattern,
+    *,
+    cap: int = 50_000,
+    first: Mapping[int, Collection[int]] | None = None,
+) -> set[int]:
     """The answer nodes of ``candidate`` under SPARQL semantics (every walk, backtracking included), anchors of a
-    conjunction excluded; a set growing past ``cap`` nodes stops growing.
+    conjunction excluded; a set growing past ``cap`` nodes stops growing. ``first`` keeps the first step's end of the
+    branch from a mention (its key) to the nodes it maps to (:func:`branch_walk`).
 
     O(Σ degree of the nodes walked).
     """
     sets = []
     for branch in candidate.branches:
         reached = {branch.anchor}
-        for _step, found in branch_walk(snapshot, branch, cap=cap):
+        for _step, found in branch_walk(snapshot, branch, cap=cap, first=(first or {}).get(branch.mention)):
             reached = found
         sets.append(reached)
     ends = set.intersection(*sets)

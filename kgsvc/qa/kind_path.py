@@ -47,7 +47,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -294,9 +294,15 @@ class _KindPath:
         kept = [(m, s) for m, s in matched if all(t[1] in relations for t in m.triples)]
         return kept, complete
 
-    def lines(self, candidate: CandidatePattern, answer: str = "?answer") -> tuple[list[str], list[str]]:
+    def lines(
+        self,
+        candidate: CandidatePattern,
+        answer: str = "?answer",
+        typed: Mapping[int, frozenset[int]] | None = None,
+    ) -> tuple[list[str], list[str]]:
         """The candidate's triple patterns (stored directions, its relations, its anchors), and a filter excluding
-        the anchors from ``answer`` where a walk can come back to them."""
+        the anchors from ``answer`` where a walk can come back to them; ``typed`` (mention → classes) constrains the
+        node after the first step of that mention's branch (:meth:`typed_first_steps`)."""
         lines: list[str] = []
         hidden = 0
         for b in candidate.branches:
@@ -309,6 +315,8 @@ class _KindPath:
                     following = f"?x{hidden}"
                 head, tail = (previous, following) if outgoing else (following, previous)
                 lines.append(f"{head} {self.rterm(relation)} {tail} .")
+                if i == 0 and typed and b.mention in typed and following != answer:
+                    lines += self.type_lines(typed[b.mention], following)
                 previous = following
         filters = []
         if len(candidate.branches) > 1 or any(len(b.steps) > 1 for b in candidate.branches):
@@ -419,6 +427,13 @@ class _KindPath:
                 best = pick_attribute(
                     attributes, len(sample), self.attribute_text(), self.graph.relation_labels, self.graph.embed
                 )
+                if best is None:  # no value of their own: one a step away, as ranked_items reads ("their prize's year")
+                    paths = comparable_paths(
+                        self.graph.snapshot, self.graph.node_terms, sample[:50], skip=self.skip_relations()
+                    )
+                    best = pick_attribute(
+                        paths, len(sample[:50]), self.attribute_text(), self.graph.relation_labels, self.graph.embed
+                    )
                 if best is None:
                     continue
                 bonus += best.score
@@ -473,6 +488,25 @@ class _KindPath:
             return modified_classes(self.graph, self.qa.ranker, noun, (), fold(entity.text), types, phrase)
         return nearest_classes(self.graph, self.qa.ranker, noun)
 
+    def typed_first_steps(
+        self, candidate: CandidatePattern, owned: Sequence[tuple[int, frozenset[int]]]
+    ) -> dict[int, tuple[frozenset[int], frozenset[int]]]:
+        """For each ``(mention, classes)`` of ``owned`` whose branch in ``candidate`` walks on past its first step and
+        whose first step reaches an instance of the classes, the mention → (classes, their instances): that node is
+        kept to them (as :meth:`~kgsvc.qa.pipeline.QuestionAnswerer._typed_steps` keeps a lookup's)."""
+        out: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
+        anchors = {b.anchor for b in candidate.branches}
+        for mention, classes in owned:
+            branch = next((b for b in candidate.branches if b.mention == mention), None)
+            if branch is None or len(branch.steps) < 2:
+                continue
+            relation, outgoing = branch.steps[0]
+            reached = set(self.graph.snapshot.neighbors_via(branch.anchor, relation, outgoing=outgoing).tolist())
+            instances = frozenset(self.graph.instances(classes))
+            if reached & instances and not reached <= anchors:
+                out[mention] = (classes, instances)
+        return out
+
     def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:
         """The SPARQL lines constraining ``answer`` to ``classes``."""
         terms = sorted(self.term(c) for c in classes)
@@ -517,20 +551,28 @@ class _KindPath:
             classes, typed = frozenset(), None  # no path reaches the class: count what the best path reaches
             ranked = self.select(self.words)
         c = ranked.candidate
-        chosen = self.chosen(ranked)
-        ends = candidate_ends(self.graph.snapshot, c)
+        # "died in the same *city* as X", "share X's *city* of birth": X's value of that class, not its country too
+        owned = [
+            *self.qa._clause_classes(self.question, self.spans),
+            *self.qa._genitive_classes(self.question, self.spans, self.type_mentions, classes),
+        ]
+        first = self.typed_first_steps(c, owned)
+        chosen = self.qa._typed_steps(self.chosen(ranked), [(m, k) for m, k in owned if m in first])
+        ends = candidate_ends(self.graph.snapshot, c, first={m: instances for m, (_, instances) in first.items()})
         anchors = {b.anchor for b in c.branches}
         t0 = time.perf_counter()
         matched, complete = self.match(chosen, self.pinned_spans(c), 4 * len(ends) + 10, self.relations_of(c))
         self.timings["match"] = time.perf_counter() - t0
         if typed is not None:  # only the items of the counted class, as the SPARQL's type line says
             ends &= typed
-            matched = [(m, s) for m, s in matched if m.answer in typed]
+        # only matches that hold the pattern as the SPARQL states it: a match that swapped an anchor for a similar
+        # node (GSD > 0: born in Stockholm, died in Uppsala) is evidence for a lookup, not an item of the count
+        matched = [(m, s) for m, s in matched if m.answer in ends]
         stats = self.answers_of(matched, anchors)
         items = [self.answer_term(n, s[0], int(s[1])) for n, s in sorted(stats.items(), key=lambda kv: kv[1][2])]
         truth_set = ends - anchors
         complete = complete and set(stats) == truth_set
-        lines, filters = self.lines(c)
+        lines, filters = self.lines(c, typed={m: k for m, (k, _) in first.items()})
         if classes:
             lines += self.type_lines(classes)
         sparql = count_sparql(lines, filters=filters)

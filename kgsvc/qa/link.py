@@ -36,10 +36,10 @@ city, not *Munich University*), and a given name with the family name from its p
 von Euler-Chelpin`` → ``Hans von Euler-Chelpin``; not in an institution's name). Since 2026-11-29, a capitalised
 translation in parentheses (``Office international Nansen … (Nansen International Office for Refugees)``), an
 island's name without "Island", and initials (:func:`initials`: ``National Institutes of Health`` → ``NIH``, ``United
-Nations (U.N.)`` → ``UN``, ``U.N.``), these only where the question writes them in capitals. An alias match scores
-0.85. A
-capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``; with nothing else
-linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
+Nations (U.N.)`` → ``UN``, ``U.N.``), these only where the question writes them in capitals; and a titled person's
+name without its title (:func:`untitled`: ``Lord (John) Boyd Orr of Brechin`` → ``John Boyd Orr``). An alias match
+scores 0.85. A capitalised n-gram one edit away from exactly one key links (``Lech Walesa`` → ``Lech Wałęsa``; with
+nothing else linked, any n-gram: ``thriler`` → ``Thriller``). A **word-set** match links an n-gram whose content
 words equal a label's but for at most one word each way, order free, sharing a number or at least three words
 (``2011 Nobel Prize in economics`` → ``Nobel 2011 economics``), punctuation and a possessive ending aside since
 2026-11-27 (``Beckman Instruments' Semiconductor Laboratory`` → ``Semiconductor Laboratory of Beckman Instruments,
@@ -182,6 +182,21 @@ _DOTTED = re.compile(r"\(((?:[A-Z]\.){2,})\)$")
 _INITIAL_WORD = re.compile(r"^[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+$")
 _NAME_TOKEN = re.compile(r"^[A-Z\u00c0-\u024f][\w'\u2019-]*\.?$")
 _NUMBER = re.compile(r"^\d+$")
+#: Titles before a person's name that people leave out ("*Sir* Alexander Fleming", "*Lord* (John) Boyd Orr of
+#: Brechin", "*Earl* (Bertrand Arthur William) Russell").
+_TITLES = frozenset("Sir Dame Lord Lady Earl Count Countess Baron Baroness Viscount Viscountess".split())
+#: A peer's given names in parentheses after the title ("Lord *(John)* Boyd Orr of Brechin").
+_TITLED_GIVEN = re.compile(r"^\((?P<given>[^()]+)\) (?P<rest>[^()]+)$")
+#: A generational suffix after a person's name ("Raymond Davis *Jr.*").
+_SUFFIX = re.compile(r",? (?:Jr\.?|Sr\.?|II|III|IV)$")
+#: A given name in parentheses inside a person's name ("The *(Theodor)* Svedberg").
+_INNER_GIVEN = re.compile(
+    r"^(?P<before>[A-Z][\w'-]*) \((?P<given>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)\) (?P<rest>[A-Z][\w' -]*)$"
+)
+#: A peer's territorial designation ("Boyd Orr *of Brechin*"), which people leave out.
+_SEAT = re.compile(r" of [A-Z][\w'-]*(?: [A-Z][\w'-]*)?$")
+#: A parenthesised variant inside a name ("Maurice *(Mooris)* Polidore …").
+_VARIANT = re.compile(r" \([^()]*\)")
 
 _WORD = re.compile(r"\w+(?:[-'.]\w+)*", re.UNICODE)
 #: The weight of a lower-case word of a cased question that only case folding links to a name (:func:`_common_word`):
@@ -230,7 +245,7 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     >>> aliases("Queen (band)"), aliases("Linda B. Buck"), aliases("Technion - Israel Institute of Technology")
     ([('Queen', 'band')], [('Linda Buck', '')], [('Technion', '')])
     >>> aliases("Emil Theodor Kocher"), aliases("Nobel Prize Laureates", plurals={"laureates"})
-    ([('Emil Kocher', ''), ('Theodor Kocher', '')], [])
+    ([('E. T. Kocher', ''), ('E.T. Kocher', ''), ('Emil Kocher', ''), ('Theodor Kocher', '')], [])
     >>> aliases("Carnegie Mellon University"), aliases("Harvard University")
     ([('Carnegie Mellon', 'University')], [('University of Harvard', ''), ('Harvard', 'University')])
     >>> aliases("Massachusetts Institute of Technology (MIT)")
@@ -290,13 +305,80 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
         family = " ".join(tokens[particle:])  # "Hans Karl August Simon von Euler-Chelpin": "Hans von Euler-Chelpin"
         if all(_NAME_TOKEN.match(t) or t in _NAME_PARTICLES for t in tokens[particle:]):
             found.extend((f"{t} {family}", "") for t in given if not t.endswith(".") and len(t) > 1)
+    found.extend((alias, "") for alias in untitled(label))
+    found.extend((alias, "") for alias in person_forms(label))
     named = 3 <= len(tokens) <= 5 and capitalised and not tokens[-1].endswith(".")
     if named and _key(tokens[-1]) not in plurals and tokens[-1] not in _ORGANISATION_HEADS:
+        found.extend((short, "") for short in initialled(tokens))
         last = tokens[-1]
         for token in tokens[:-1]:
             if not token.endswith(".") and len(token) > 1:
                 found.append((f"{token} {last}", ""))
     return [(a, q) for a, q in dict.fromkeys(found) if (a != label or q) and not _all_stopwords(a)]
+
+
+def person_forms(label: str) -> list[str]:
+    """Other ways a person's name is written: without a generational suffix ("Raymond Davis Jr." → "Raymond
+    Davis"), and with a parenthesised given name in place of the name before it or without it ("The (Theodor)
+    Svedberg" → "The Svedberg", "Theodor Svedberg").
+
+    >>> person_forms("Raymond Davis Jr."), person_forms("The (Theodor) Svedberg"), person_forms("Linda B. Buck")
+    (['Raymond Davis'], ['The Svedberg', 'Theodor Svedberg'], [])
+    """
+    found: list[str] = []
+    name = _SUFFIX.sub("", label)
+    if name != label and len(name.split()) >= 2:
+        found.append(name)
+    inner = _INNER_GIVEN.match(name)
+    if inner is not None:
+        found += [f"{inner.group('before')} {inner.group('rest')}", f"{inner.group('given')} {inner.group('rest')}"]
+    return found
+
+
+def initialled(tokens: Sequence[str]) -> list[str]:
+    """A person's name of two or more given names (a title before them aside) with the given names as initials,
+    spaced and not ("Archibald Vivian Hill" → "A. V. Hill", "A.V. Hill"; "Sir Chandrasekhara Venkata Raman" → "C. V.
+    Raman"); ``[]`` when a word is not a plain capitalised word.
+
+    >>> initialled("Archibald Vivian Hill".split()), initialled("Linda B. Buck".split())
+    (['A. V. Hill', 'A.V. Hill'], [])
+    """
+    words = list(tokens[1:] if tokens and tokens[0] in _TITLES else tokens)
+    if len(words) < 3 or not all(_INITIAL_WORD.match(w) for w in words):
+        return []
+    given = [f"{w[0]}." for w in words[:-1]]
+    return [f"{' '.join(given)} {words[-1]}", f"{''.join(given)} {words[-1]}"]
+
+
+def untitled(label: str) -> list[str]:
+    """A titled person's name as people write it: without the title, a peer's given names out of their
+    parentheses and without the seat after "of", the first given name with the family name, and the title with the
+    family name; ``[]`` for a name without a title (or with nothing but a title and one word: "Lord Rayleigh").
+
+    >>> untitled("Lord (John) Boyd Orr of Brechin")
+    ['John Boyd Orr', 'Lord Boyd Orr']
+    >>> untitled("Earl (Bertrand Arthur William) Russell")
+    ['Bertrand Arthur William Russell', 'Bertrand Russell', 'Earl Russell']
+    >>> untitled("Count Maurice (Mooris) Polidore Marie Bernhard Maeterlinck")
+    ['Maurice Polidore Marie Bernhard Maeterlinck', 'Maurice Maeterlinck']
+    >>> untitled("Sir John Douglas Cockcroft"), untitled("Lord Rayleigh"), untitled("Earl W. Sutherland, Jr.")
+    (['John Douglas Cockcroft', 'John Cockcroft'], [], [])
+    >>> untitled("Lady Sings the Blues")
+    []
+    """
+    title, _, rest = label.partition(" ")
+    if title not in _TITLES or not rest:
+        return []
+    peer = _TITLED_GIVEN.match(rest)
+    if peer is not None:
+        given, family = peer.group("given").split(), _SEAT.sub("", peer.group("rest"))
+        found = [" ".join([*given, family]), f"{given[0]} {family}", f"{title} {family}"]
+    else:
+        words = _VARIANT.sub("", rest).split()
+        if len(words) < 2 or not all(_NAME_TOKEN.match(w) for w in words) or words[0].endswith("."):
+            return []
+        found = [" ".join(words), f"{words[0]} {words[-1]}"]
+    return list(dict.fromkeys(a for a in found if a != label))
 
 
 def initialism(label: str) -> str:

@@ -81,7 +81,7 @@ from kgsvc.qa.kinds import (
 )
 from kgsvc.qa.link import STOPWORDS, EntityLinker, LabelIndex, LinkedSpan, LinkResult, TypeMention, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.question_form import Reworded, as_question, asks_who
+from kgsvc.qa.question_form import Reworded, as_question, asks_who, asks_whose_noun
 from kgsvc.qa.question_nouns import (
     ASKED_COPULA,
     ASKED_NOUN,
@@ -100,6 +100,7 @@ from kgsvc.qa.question_nouns import (
     modifying_word,
     next_word,
     passed_classes,
+    same_nouns,
     says_shared,
     time_clauses,
     unread_class_nouns,
@@ -146,6 +147,12 @@ _SAME_DATE = re.compile(
 _SAME_AS_NAMED = re.compile(
     r"\bthe\s+same\s+(?P<noun>[a-z]+)\s+(?:as\s+|that\s+|where\s+|in\s+which\s+)?the\s+(?P<head>[a-z]+)"
     r"(?:\s+(?:is|was|are|were)(?:\s+(?:located\s+|based\s+)?(?:in|at))?)?(?=\W*$|\W)",
+    re.IGNORECASE,
+)
+#: The same without "same", with the clause's verb: "born in the *city* the *university* is in".
+_VALUE_OF_NAMED = re.compile(
+    r"\bthe\s+(?P<noun>[a-z]+)\s+(?:where\s+|in\s+which\s+)?the\s+(?P<head>[a-z]+)"
+    r"\s+(?:is|was|are|were)(?:\s+(?:located\s+|based\s+)?(?:in|at))?(?=\W*$|\W)",
     re.IGNORECASE,
 )
 _SAME_VALUES_MOST = 2
@@ -254,7 +261,7 @@ class QuestionAnswerer:
                 classes, modifier = self._noun_classes(question, t, types[i + 1 :], spans)
                 asked.extend(sorted(classes))
                 modifiers.extend([modifier] if modifier is not None else [])
-        if not asked and asks_who(question):
+        if not asked and asks_who(question) and not asks_whose_noun(question):
             asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
             sharer = next((s for s in spans if s.nodes and s.method != "value"), None)  # not "who of the *women* …"
             if asked and sharer is not None and says_shared(question[sharer.end :]):
@@ -322,10 +329,11 @@ class QuestionAnswerer:
 
     def _clause_classes(self, question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, frozenset[int]]]:
         """For each relative clause whose subject is a linked entity (:func:`~kgsvc.qa.question_nouns.clause_nouns`:
-        "born in the *town* X died in"), the entity's index in ``spans`` and the classes nearest to the noun the clause
-        describes: the clause's one step from the entity reaches one of them."""
+        "born in the *town* X died in") and each value shared with one (:func:`~kgsvc.qa.question_nouns.same_nouns`:
+        "died in the same *city* as X"), the entity's index in ``spans`` and the classes nearest to the noun: the
+        one step from the entity reaches one of them."""
         found = []
-        for mention, noun in clause_nouns(question, spans):
+        for mention, noun in [*clause_nouns(question, spans), *same_nouns(question, spans)]:
             classes = nearest_classes(self.graph, self.ranker, noun)
             if classes:
                 found.append((mention, classes))
@@ -511,12 +519,14 @@ class QuestionAnswerer:
         ("Whose DBpedia page is http://dbpedia.org/resource/Kary_B._Mullis?"; the words of its last segment would
         link the person it names), in place of the spans it overlaps (:data:`_WRITTEN_IRI`)."""
         for m in _WRITTEN_IRI.finditer(question):
-            node = self.graph.node_id(f"<{m.group(1)}>")
+            iri, (start, end) = m.group(1), m.span(1)
+            if iri.count("(") > iri.count(")") and question[end : end + 1] == ")":  # ".../Prussia_(now_Russia)"
+                iri, end = iri + ")", end + 1
+            node = self.graph.node_id(f"<{iri}>")
             if node is None:
                 continue
-            start, end = m.span(1)
             spans = [s for s in spans if s.end <= start or end <= s.start]
-            spans.append(LinkedSpan(m.group(1), start, end, "exact", 1.0, ((node, 1.0, 0.0),)))
+            spans.append(LinkedSpan(iri, start, end, "exact", 1.0, ((node, 1.0, 0.0),)))
         return sorted(spans, key=lambda s: s.start)
 
     def _same_as_named(self, question: str, spans: Sequence[LinkedSpan]) -> str | None:
@@ -524,9 +534,10 @@ class QuestionAnswerer:
         an entity named before it ("Which Washington University laureates died in the same city the *university* is
         in?" → "… died in St. Louis, MO?"; :data:`_SAME_AS_NAMED`): the entity's values of the class the noun
         names (:func:`~kgsvc.qa.rank.nearest_classes`; one to :data:`_SAME_VALUES_MOST` values, one step away, joined
-        by "or").
+        by "or"); likewise without "same", when the clause's verb follows (:data:`_VALUE_OF_NAMED`: "born in the city
+        the *university* is in").
         ``None`` when the question has no such phrase, no entity before it has the word, or no such value."""
-        m = _SAME_AS_NAMED.search(question)
+        m = _SAME_AS_NAMED.search(question) or _VALUE_OF_NAMED.search(question)
         if m is None:
             return None
         head = fold(m.group("head"))

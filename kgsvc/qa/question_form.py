@@ -44,7 +44,7 @@ import datetime
 import re
 from dataclasses import dataclass
 
-__all__ = ["Reworded", "as_question", "asks_who"]
+__all__ = ["Reworded", "as_question", "asks_who", "asks_whose_noun"]
 
 _COMMAND = re.compile(
     r"""^\W*(?P<polite>please\s+)?
@@ -281,7 +281,23 @@ def _titled(question: str, command: re.Match[str]) -> bool:
     return bare and question[command.end() : command.end() + 1].isupper()
 
 
+#: "Who is X's *employer*", "who was the *employer* of X": "who" asks what the noun names, of whatever class.
+_WHO_IS_NOUN = re.compile(
+    r"^\W*who\s+(?:is|was|are|were)\s+(?:(?:the\s+)?\S[^?]*?['\u2019]s\s+\w+|the\s+\w+\s+of\b)", re.IGNORECASE
+)
+
+
 def asks_who(question: str) -> bool:
     """Whether ``question`` asks for a person by "who" / "whom" (``_WHO``): "who won …", "With whom did X share …",
     "Of the winners born in Rome, who …", "X's wife is who?"; not a relative "who" ("the films of people who …")."""
     return _WHO.search(question) is not None
+
+
+def asks_whose_noun(question: str) -> bool:
+    """Whether a "who" question asks what a noun of another entity names ("Who was X's *employer* at the time?",
+    "who is the *employer* of X"): the noun says the answer's class, not "who" (an employer may be an organisation).
+
+    >>> asks_whose_noun("Who was Nicholas Murray Butler's employer?"), asks_whose_noun("Who directed X?")
+    (True, False)
+    """
+    return _WHO_IS_NOUN.search(question) is not None

@@ -48,6 +48,7 @@ __all__ = [
     "named_class_nouns",
     "next_word",
     "passed_classes",
+    "same_nouns",
     "says_shared",
     "time_clauses",
     "unread_class_nouns",
@@ -100,6 +101,8 @@ _CLAUSE_NOUN = re.compile(r"\b(?:the|a|an)\s+([^\W\d_]+)\s+(?:(?:in\s+)?(?:where
 _CLAUSE_END = re.compile(
     r"\s+(?:(?:was|were|is)\s+)?[^\W\d_]+(?:\s+(?:in|at|on|from|to|for|with|by))?\s*[?.!]*\s*", re.IGNORECASE
 )
+#: "the same <noun> as (the) X": the noun of the value X shares (:func:`same_nouns`).
+_SAME_NOUN = re.compile(r"\bsame\s+([^\W\d_]+)\s+as\s+(?:the\s+)?$", re.IGNORECASE)
 #: What lies between an entity and the noun its genitive names ("X|'s |institution").
 _GENITIVE = re.compile(r"\s*['\u2019]s\s+")
 #: A time clause after the main one, about its subject ("… working at *when he got the Nobel Prize*", "… place of
@@ -296,18 +299,37 @@ def genitive_nouns(
 
 
 def clause_nouns(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, str]]:
-    """The noun a relative clause whose subject is a linked entity describes, the clause ending the question, with the
-    index in ``spans`` of its entity ("born in the *town* X died in", "the *city* where X was born"): the noun names
-    what the clause's one step from the entity reaches.
+    """The noun a relative clause whose subject is a linked entity describes, the clause ending the question (or
+    followed by a time clause only, :func:`time_clauses`: "the *institutions* X was at when he won"), with the index
+    in ``spans`` of its entity ("born in the *town* X died in", "the *city* where X was born"): the noun names what
+    the clause's one step from the entity reaches.
 
     >>> q = "which nobel winners were born in the town daniel nathans died in"
     >>> clause_nouns(q, [LinkedSpan("daniel nathans", 42, 56, "exact", 1.0, ())])
     [(0, 'town')]
     """
     found = []
+    ends = [start for start, _ in time_clauses(question)]
     for i, s in enumerate(spans):
         noun = _CLAUSE_NOUN.search(question[: s.start])
-        if noun is not None and _CLAUSE_END.fullmatch(question, s.end):
+        end = min([e for e in ends if e >= s.end] or [len(question)])  # "… X was at *when he won*"
+        if noun is not None and _CLAUSE_END.fullmatch(question, s.end, end):
+            found.append((i, fold(noun.group(1))))
+    return found
+
+
+def same_nouns(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, str]]:
+    """The noun of each "the same <noun> as X", X a linked entity, with X's index in ``spans``: the value shared is
+    one of X's of that noun's class ("died in the same *city* as X": X's death place the city, not its country).
+
+    >>> q = "how many laureates died in the same city as owen chamberlain"
+    >>> same_nouns(q, [LinkedSpan("owen chamberlain", 44, 59, "exact", 1.0, ())])
+    [(0, 'city')]
+    """
+    found = []
+    for i, s in enumerate(spans):
+        noun = _SAME_NOUN.search(question[: s.start])
+        if noun is not None:
             found.append((i, fold(noun.group(1))))
     return found
 

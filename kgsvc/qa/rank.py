@@ -68,7 +68,7 @@ from kgsvc.qa.exemplars import MASK, ExemplarSet, Signature, mask_question, rela
 from kgsvc.qa.graph import QAGraph, spaced
 from kgsvc.qa.link import STOPWORDS, LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
-from kgsvc.qa.question_form import asks_who
+from kgsvc.qa.question_form import asks_who, asks_whose_noun
 from kgsvc.qa.zeroshot import (
     FUNCTION_WORDS,
     OF_AGENT,
@@ -81,6 +81,7 @@ from kgsvc.qa.zeroshot import (
     GraphLexicon,
     answer_ranges,
     class_words,
+    clause_heads,
     content_words,
     genitive_slots,
     holder_phrases,
@@ -485,7 +486,7 @@ class CandidateRanker:
                     )
             zero /= graph_lexicon.beta
         # "who" in a graph with no class near "person" (with one, the pipeline keeps the answers of that class)
-        who = opts.w_person > 0 and asks_who(question)
+        who = opts.w_person > 0 and asks_who(question) and not asks_whose_noun(question)  # not "who was X's employer"
         who = who and not nearest_classes(self.graph, self, "person")
         priors = []
         parts: list[dict[str, float]] = []
@@ -825,6 +826,9 @@ class CandidateRanker:
             entities = sorted({*masks, *(i for i, t in enumerate(tokens) if t in names)})
             # "was X a Nobel laureate", "win the Nobel Prize in X": a class, not the institutions' *nobel laureates*
             predicate = predicate_nouns(tokens, entities, self.class_label_words, self.relation_words)
+            # "which *laureates* who died in X": a class the clause describes, not the institutions' laureates
+            says, tau = lexicon.best_contrast, lexicon.tau
+            predicate |= clause_heads(tokens, entities, self.class_label_words, lambda w: says(w) >= tau)
             free = class_words(tokens) | {tokens[i] for i in predicate}
             lexicon = dataclasses.replace(  # "which movies"; "both … and"
                 lexicon, free=lexicon.free | free, plain=lexicon.plain | plain_cues(tokens)

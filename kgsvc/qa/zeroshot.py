@@ -57,7 +57,9 @@ writer of X", :data:`OF_PASSIVE`), forward to an agent that is the asked wh-word
 :data:`OF_SHARED`). Since 2026-11-26 (hop3): a preposition between a class noun and a relational noun in a genitive
 ("who directed movies *for* the writer of X", :data:`OF_HOLDER`) explains the step that walks that noun's relation
 back, and a participle before "by" with a noun-phrase agent explains no step at the entity ("the movies *starred* by
-X actors": the agent's noun says that one). Each step that no word aligns to costs ``log(miss)``. Fed to the
+X actors": the agent's noun says that one). Since 2026-11-29 (third): a class noun that a clause about its referent
+follows ("which *laureates* who died in X", :func:`clause_heads`) or that a verb takes as object ("won *their
+Nobel*", :func:`predicate_nouns`) names no step. Each step that no word aligns to costs ``log(miss)``. Fed to the
 monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
@@ -117,6 +119,7 @@ __all__ = [
     "COPULAS",
     "GraphLexicon",
     "answer_ranges",
+    "clause_heads",
     "content_words",
     "genitive_slots",
     "holder_phrases",
@@ -746,6 +749,68 @@ def class_words(tokens: Sequence[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+#: Words that open a relative clause about the noun before them ("the laureates *who* died in X").
+_RELATIVES = frozenset({"who", "whom", "that", "whose"})
+#: Words before a noun phrase that a clause may follow ("*the* laureates who …", "*which* laureates died in X").
+_PHRASE_OPENERS = frozenset({"the", "a", "an", "those", "these", "all", "any", "some", "every"}) | ANSWER_DETERMINERS
+
+
+def clause_heads(
+    tokens: Sequence[str],
+    masks: Collection[int],
+    class_label_words: Collection[str],
+    says_relation: Callable[[str], bool],
+) -> frozenset[int]:
+    """The token indexes of a noun phrase whose referent a clause right after it describes by a word that names a
+    relation (``says_relation``): one or two content words after a determiner or a wh-determiner (no entity among
+    them), the last spelling a word of a class label (``class_label_words``), followed by a relative pronoun and the
+    clause's first content word ("which *laureates* who died in X", "the *Nobel laureates* that were born …") or by
+    that word and its preposition ("of the *laureates* born in X", "which *laureates* died in X"). The clause says
+    the relation that reaches the referent; the phrase names its class and explains no step (read as a relation,
+    "laureates" adds the institutions' *nobel laureates* after "died in X": the dead person's colleagues, not the
+    person). A clause whose word names no relation ("the laureates who *worked* in X", "whose *employer* was X")
+    leaves the phrase as it was: it may be the only word that says the step. In a graph without classes there is
+    none.
+
+    >>> says = {"died", "born"}.__contains__
+    >>> sorted(clause_heads("which laureates who died in x won".split(), [5], {"laureate"}, says))
+    [1]
+    >>> sorted(clause_heads("of the nobel laureates born in x who died last".split(), [6], {"laureate"}, says))
+    [2, 3]
+    >>> sorted(clause_heads("the laureates who worked in x".split(), [5], {"laureate"}, says))
+    []
+    >>> sorted(clause_heads("the laureates of x who died".split(), [3], {"laureate"}, says))
+    []
+    """
+    out: set[int] = set()
+    for i in range(1, len(tokens) - 1):
+        if tokens[i + 1] in _RELATIVES:
+            word = i + 2
+            while word < len(tokens) and word - i <= 3 and tokens[word] in FUNCTION_WORDS and word not in masks:
+                word += 1  # "that *were* born"
+        elif i + 2 < len(tokens) and tokens[i + 2] in PREPOSITIONS:
+            word = i + 1  # no relative pronoun: the word and its preposition ("born *in* X")
+        else:
+            continue
+        if word >= len(tokens) or word in masks or tokens[word] in FUNCTION_WORDS or not says_relation(tokens[word]):
+            continue
+        phrase = [i]
+        while len(phrase) < 2 and phrase[0] - 1 >= 0 and tokens[phrase[0] - 1] not in FUNCTION_WORDS:
+            phrase.insert(0, phrase[0] - 1)
+        start = phrase[0] - 1
+        if start < 0 or tokens[start] not in _PHRASE_OPENERS or any(j in masks for j in phrase):
+            continue
+        if any(tokens[j] in SHARE_CUES for j in phrase):
+            continue
+        if any(stem_match(tokens[i], c) for c in class_label_words):
+            out.update(phrase)
+    return frozenset(out)
+
+
+#: Determiners of a verb's object ("won *their* Nobel").
+_OBJECT_DETERMINERS = frozenset({"the", "their", "his", "her", "its"})
+
+
 def predicate_nouns(
     tokens: Sequence[str],
     masks: Sequence[int],
@@ -755,9 +820,10 @@ def predicate_nouns(
     """The token indexes of a class noun phrase that names an entity's class, not a relation step: "a / an …"
     right after an entity that a copula comes before ("was X *a Nobel laureate*", "In which discipline was X *a Nobel
     laureate*"), each phrase ending in a word of a class label (``class_label_words``); and, of the words before
-    "in" and an entity that end so ("did X win *the Nobel Prize* in Physics": a prize of that field), those that
-    spell a word of a relation label (``relation_words``: "Nobel", which a graph's *nobel laureates*, an
-    institution's, also spells; not "prize", which may still say the step that reaches the prize). They explain no
+    "in" and an entity that end so ("did X win *the Nobel Prize* in Physics": a prize of that field) or of a verb's
+    object that ends so ("had won *their Nobel* in the 1910s"), those that spell a word of a relation label
+    (``relation_words``: "Nobel", which a graph's *nobel laureates*, an institution's, also spells; not "prize",
+    which may still say the step that reaches the prize). They explain no
     step and go to NULL for free. A phrase ending in no class word ("is X *a member* of Y", "the *films* in X") is
     read as before.
 
@@ -765,6 +831,8 @@ def predicate_nouns(
     [6, 7]
     >>> sorted(predicate_nouns("did x win the nobel prize in x".split(), [1, 7], {"nobel", "prize"}, {"nobel"}))
     [4]
+    >>> sorted(predicate_nouns("who died in x and won their nobel".split(), [3], {"nobel"}, {"nobel"}))
+    [7]
     >>> sorted(predicate_nouns("is x a member of y".split(), [1, 5], {"band"}))
     []
     """
@@ -784,6 +852,9 @@ def predicate_nouns(
             spelled = phrase
         elif tokens[i] == "in" and i + 1 in masks:
             phrase = sorted(run(range(i - 1, -1, -1)))
+            spelled = [j for j in phrase if any(stem_match(tokens[j], w) for w in relation_words)]
+        elif tokens[i] in _OBJECT_DETERMINERS and tokens[i - 1] not in FUNCTION_WORDS and i - 1 not in masks:
+            phrase = run(range(i + 1, min(len(tokens), i + 4)))  # "won *their Nobel*": the verb's object
             spelled = [j for j in phrase if any(stem_match(tokens[j], w) for w in relation_words)]
         else:
             continue

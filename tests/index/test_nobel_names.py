@@ -94,5 +94,7 @@ def test_linking_recall_at_1_of_the_question_mentions(nobel: tuple[kgsvc.KG, Lab
     # "kaiser wilhelm institut für biologie", …); ≥ 0.95 on n01–n370 before them; 461/493 (0.935) on 2026-11-29
     # with batches 18 and 19 (n411–n450), their names not read yet; 504/535 (0.942) on 2026-11-29 (second) with
     # batches 20 and 21 (n451–n490) after translated names, initials, islands and lower-case states; 539/576 (0.936)
-    # with batches 22 and 23 (n491–n530), their names not read
+    # with batches 22 and 23 (n491–n530), their names not read; 571/614 (0.930) with batches 24 and 25 (n531–n570)
+    # before their names were read, 576/614 (0.938) after generational suffixes, initials of given names and a
+    # given name in parentheses (2026-11-29, third)
     assert right / total >= 0.93, f"recall@1 {right}/{total}"
