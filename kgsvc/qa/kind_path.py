@@ -508,11 +508,13 @@ class _KindPath:
         return out
 
     def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:
-        """The SPARQL lines constraining ``answer`` to ``classes``."""
+        """The SPARQL lines constraining ``answer`` to ``classes`` (several: through ``?class``, or ``?<var>_class``
+        for another variable, so two typed nodes do not share one class)."""
         terms = sorted(self.term(c) for c in classes)
         if len(terms) == 1:
             return [f"{answer} a {terms[0]} ."]
-        return [f"{answer} a ?class .", f"VALUES ?class {{ {' '.join(terms)} }}"]
+        var = "?class" if answer == "?answer" else f"{answer}_class"
+        return [f"{answer} a {var} .", f"VALUES {var} {{ {' '.join(terms)} }}"]
 
     def type_fit(self, nodes: Sequence[int]) -> float:
         """Cosine of the question's noun to the label of the commonest ``rdf:type`` of ``nodes`` (0 without)."""

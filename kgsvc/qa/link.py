@@ -182,13 +182,20 @@ _DOTTED = re.compile(r"\(((?:[A-Z]\.){2,})\)$")
 _INITIAL_WORD = re.compile(r"^[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+$")
 _NAME_TOKEN = re.compile(r"^[A-Z\u00c0-\u024f][\w'\u2019-]*\.?$")
 _NUMBER = re.compile(r"^\d+$")
+_INITIAL = re.compile(r"^[A-Z]\.$")
 #: Titles before a person's name that people leave out ("*Sir* Alexander Fleming", "*Lord* (John) Boyd Orr of
-#: Brechin", "*Earl* (Bertrand Arthur William) Russell").
-_TITLES = frozenset("Sir Dame Lord Lady Earl Count Countess Baron Baroness Viscount Viscountess".split())
+#: Brechin", "*Earl* (Bertrand Arthur William) Russell"); "Earl" and "Count" are given names too ("Earl W.
+#: Sutherland"), so they count as titles only before given names in parentheses (:data:`_PEER_TITLES`).
+_TITLES = frozenset("Sir Dame Lord Lady Baron Baroness Viscount Viscountess".split())
+_PEER_TITLES = _TITLES | {"Earl", "Count", "Countess"}
 #: A peer's given names in parentheses after the title ("Lord *(John)* Boyd Orr of Brechin").
 _TITLED_GIVEN = re.compile(r"^\((?P<given>[^()]+)\) (?P<rest>[^()]+)$")
-#: A generational suffix after a person's name ("Raymond Davis *Jr.*").
-_SUFFIX = re.compile(r",? (?:Jr\.?|Sr\.?|II|III|IV)$")
+#: Last words of an organisation's name that no person's has ("Max Planck *Society*"): no initials for it.
+_GROUP_HEADS = _ORGANISATION_HEADS | frozenset(
+    "Society Association Company Council Committee Office Bank Fund Party Union Trust Group Agency".split()
+)
+#: A generational suffix after a person's name ("Raymond Davis *Jr.*"); not a numeral ("Evil Dead II" is a film).
+_SUFFIX = re.compile(r",? (?:Jr|Sr)\.?$")
 #: A given name in parentheses inside a person's name ("The *(Theodor)* Svedberg").
 _INNER_GIVEN = re.compile(
     r"^(?P<before>[A-Z][\w'-]*) \((?P<given>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)\) (?P<rest>[A-Z][\w' -]*)$"
@@ -342,9 +349,11 @@ def initialled(tokens: Sequence[str]) -> list[str]:
 
     >>> initialled("Archibald Vivian Hill".split()), initialled("Linda B. Buck".split())
     (['A. V. Hill', 'A.V. Hill'], [])
+    >>> initialled("Max Planck Society".split())
+    []
     """
     words = list(tokens[1:] if tokens and tokens[0] in _TITLES else tokens)
-    if len(words) < 3 or not all(_INITIAL_WORD.match(w) for w in words):
+    if len(words) < 3 or not all(_INITIAL_WORD.match(w) for w in words) or words[-1] in _GROUP_HEADS:
         return []
     given = [f"{w[0]}." for w in words[:-1]]
     return [f"{' '.join(given)} {words[-1]}", f"{''.join(given)} {words[-1]}"]
@@ -363,21 +372,22 @@ def untitled(label: str) -> list[str]:
     ['Maurice Polidore Marie Bernhard Maeterlinck', 'Maurice Maeterlinck']
     >>> untitled("Sir John Douglas Cockcroft"), untitled("Lord Rayleigh"), untitled("Earl W. Sutherland, Jr.")
     (['John Douglas Cockcroft', 'John Cockcroft'], [], [])
-    >>> untitled("Lady Sings the Blues")
-    []
+    >>> untitled("Lady Sings the Blues"), untitled("Lady Chatterley's Lover"), untitled("Earl Thomas Conley")
+    ([], [], [])
     """
     title, _, rest = label.partition(" ")
-    if title not in _TITLES or not rest:
-        return []
     peer = _TITLED_GIVEN.match(rest)
-    if peer is not None:
+    if title in _PEER_TITLES and peer is not None:
         given, family = peer.group("given").split(), _SEAT.sub("", peer.group("rest"))
         found = [" ".join([*given, family]), f"{given[0]} {family}", f"{title} {family}"]
-    else:
+    elif title in _TITLES or (title in _PEER_TITLES and "(" in rest):  # "Count Maurice (Mooris) …"
         words = _VARIANT.sub("", rest).split()
-        if len(words) < 2 or not all(_NAME_TOKEN.match(w) for w in words) or words[0].endswith("."):
-            return []
+        plain = all(_INITIAL_WORD.match(w) or _INITIAL.match(w) for w in words)
+        if len(words) < 2 or not plain or not _INITIAL_WORD.match(words[0]):
+            return []  # "Lady Chatterley's Lover"
         found = [" ".join(words), f"{words[0]} {words[-1]}"]
+    else:
+        return []
     return list(dict.fromkeys(a for a in found if a != label))
 
 

@@ -149,10 +149,11 @@ _SAME_AS_NAMED = re.compile(
     r"(?:\s+(?:is|was|are|were)(?:\s+(?:located\s+|based\s+)?(?:in|at))?)?(?=\W*$|\W)",
     re.IGNORECASE,
 )
-#: The same without "same", with the clause's verb: "born in the *city* the *university* is in".
+#: The same without "same", with the clause's verb and preposition ending the question: "born in the *city* the
+#: *university* is in?".
 _VALUE_OF_NAMED = re.compile(
-    r"\bthe\s+(?P<noun>[a-z]+)\s+(?:where\s+|in\s+which\s+)?the\s+(?P<head>[a-z]+)"
-    r"\s+(?:is|was|are|were)(?:\s+(?:located\s+|based\s+)?(?:in|at))?(?=\W*$|\W)",
+    r"\bthe\s+(?P<noun>[a-z]+)\s+the\s+(?P<head>[a-z]+)\s+(?:is|was|are|were)\s+(?:located\s+|based\s+)?(?:in|at)"
+    r"(?=\W*$)",
     re.IGNORECASE,
 )
 _SAME_VALUES_MOST = 2

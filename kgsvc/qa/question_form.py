@@ -281,9 +281,11 @@ def _titled(question: str, command: re.Match[str]) -> bool:
     return bare and question[command.end() : command.end() + 1].isupper()
 
 
-#: "Who is X's *employer*", "who was the *employer* of X": "who" asks what the noun names, of whatever class.
+#: "Who is X's *employer*": "who", a copula, a capitalised name in the genitive and one noun, then the end of the
+#: question or a time phrase ("… at the time of the prize", "… when he won").
 _WHO_IS_NOUN = re.compile(
-    r"^\W*who\s+(?:is|was|are|were)\s+(?:(?:the\s+)?\S[^?]*?['\u2019]s\s+\w+|the\s+\w+\s+of\b)", re.IGNORECASE
+    r"^\W*(?i:who\s+(?:is|was|are|were)\s+(?:the\s+)?)(?:[A-Z][\w.'-]*\s+){0,5}[A-Z][\w.-]*['\u2019]s\s+\w+"
+    r"(?:\s+(?:at|in|when|during|while)\b[^?]*)?\W*$"
 )
 
 
@@ -294,10 +296,12 @@ def asks_who(question: str) -> bool:
 
 
 def asks_whose_noun(question: str) -> bool:
-    """Whether a "who" question asks what a noun of another entity names ("Who was X's *employer* at the time?",
-    "who is the *employer* of X"): the noun says the answer's class, not "who" (an employer may be an organisation).
+    """Whether a "who" question asks what a noun of a named entity names ("Who was X's *employer* at the time of the
+    prize?"): the noun says the answer's class, not "who" (an employer may be an organisation).
 
     >>> asks_whose_noun("Who was Nicholas Murray Butler's employer?"), asks_whose_noun("Who directed X?")
     (True, False)
+    >>> asks_whose_noun("Who was born in Bert Sakmann's hometown?"), asks_whose_noun("Who were the winners of X?")
+    (False, False)
     """
     return _WHO_IS_NOUN.search(question) is not None

@@ -789,7 +789,9 @@ def clause_heads(
             while word < len(tokens) and word - i <= 3 and tokens[word] in FUNCTION_WORDS and word not in masks:
                 word += 1  # "that *were* born"
         elif i + 2 < len(tokens) and tokens[i + 2] in PREPOSITIONS:
-            word = i + 1  # no relative pronoun: the word and its preposition ("born *in* X")
+            word = i + 1  # no relative pronoun: the word and its preposition ("born *in* X"), no noun ("prize in")
+            if any(stem_match(tokens[word], c) for c in class_label_words):
+                continue
         else:
             continue
         if word >= len(tokens) or word in masks or tokens[word] in FUNCTION_WORDS or not says_relation(tokens[word]):

@@ -161,7 +161,8 @@ def test_things_without_a_value_of_their_own_are_filtered_by_one_a_step_away(
     expected = _hand(graph, where)
     assert expected == [f"{EX}Asser"]
     answer = graph.ask(question, dataset="clauses")
-    assert answer_values(answer)[:1] == expected  # the laureate, not the prize: people here have no dates
+    ranked = answer_values(answer)  # the laureate, not the prize: people here have no dates
+    assert (ranked[:1] if answer.kind == "ordering" else ranked) == expected
     assert _relations(answer)[-2:] == ["laureate award", "year"]
 
 
