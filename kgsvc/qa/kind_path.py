@@ -194,6 +194,19 @@ def answer_kind(
         return qa._fail({**base, "kind": kind.kind}, timings, started, "matching", reason)
 
 
+def typed_mentions(chosen: _Chosen) -> dict[int, frozenset[int]]:
+    """The mention → classes of each node of ``chosen`` kept to a class one step from a linked entity
+    (:meth:`~kgsvc.qa.pipeline.QuestionAnswerer._typed_steps`: "the same *city* as X"), read off ``chosen.typed``."""
+    p = chosen.pattern
+    out: dict[int, frozenset[int]] = {}
+    for node, classes in chosen.typed.items():
+        for e in p.edges:
+            other = e.tail if e.head == node else e.head if e.tail == node else None
+            if other in chosen.anchors:
+                out[chosen.anchors[other]] = classes
+    return out
+
+
 @dataclasses.dataclass
 class _KindPath:
     qa: QuestionAnswerer
@@ -302,7 +315,7 @@ class _KindPath:
     ) -> tuple[list[str], list[str]]:
         """The candidate's triple patterns (stored directions, its relations, its anchors), and a filter excluding
         the anchors from ``answer`` where a walk can come back to them; ``typed`` (mention → classes) constrains the
-        node after the first step of that mention's branch (:meth:`typed_first_steps`)."""
+        node after the first step of that mention's branch (:func:`typed_mentions`)."""
         lines: list[str] = []
         hidden = 0
         for b in candidate.branches:
@@ -488,25 +501,6 @@ class _KindPath:
             return modified_classes(self.graph, self.qa.ranker, noun, (), fold(entity.text), types, phrase)
         return nearest_classes(self.graph, self.qa.ranker, noun)
 
-    def typed_first_steps(
-        self, candidate: CandidatePattern, owned: Sequence[tuple[int, frozenset[int]]]
-    ) -> dict[int, tuple[frozenset[int], frozenset[int]]]:
-        """For each ``(mention, classes)`` of ``owned`` whose branch in ``candidate`` walks on past its first step and
-        whose first step reaches an instance of the classes, the mention → (classes, their instances): that node is
-        kept to them (as :meth:`~kgsvc.qa.pipeline.QuestionAnswerer._typed_steps` keeps a lookup's)."""
-        out: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
-        anchors = {b.anchor for b in candidate.branches}
-        for mention, classes in owned:
-            branch = next((b for b in candidate.branches if b.mention == mention), None)
-            if branch is None or len(branch.steps) < 2:
-                continue
-            relation, outgoing = branch.steps[0]
-            reached = set(self.graph.snapshot.neighbors_via(branch.anchor, relation, outgoing=outgoing).tolist())
-            instances = frozenset(self.graph.instances(classes))
-            if reached & instances and not reached <= anchors:
-                out[mention] = (classes, instances)
-        return out
-
     def type_lines(self, classes: frozenset[int], answer: str = "?answer") -> list[str]:
         """The SPARQL lines constraining ``answer`` to ``classes`` (several: through ``?class``, or ``?<var>_class``
         for another variable, so two typed nodes do not share one class)."""
@@ -558,9 +552,9 @@ class _KindPath:
             *self.qa._clause_classes(self.question, self.spans),
             *self.qa._genitive_classes(self.question, self.spans, self.type_mentions, classes),
         ]
-        first = self.typed_first_steps(c, owned)
-        chosen = self.qa._typed_steps(self.chosen(ranked), [(m, k) for m, k in owned if m in first])
-        ends = candidate_ends(self.graph.snapshot, c, first={m: instances for m, (_, instances) in first.items()})
+        chosen = self.qa._typed_steps(self.chosen(ranked), owned)
+        first = typed_mentions(chosen)
+        ends = candidate_ends(self.graph.snapshot, c, first={m: self.graph.instances(k) for m, k in first.items()})
         anchors = {b.anchor for b in c.branches}
         t0 = time.perf_counter()
         matched, complete = self.match(chosen, self.pinned_spans(c), 4 * len(ends) + 10, self.relations_of(c))
@@ -574,7 +568,7 @@ class _KindPath:
         items = [self.answer_term(n, s[0], int(s[1])) for n, s in sorted(stats.items(), key=lambda kv: kv[1][2])]
         truth_set = ends - anchors
         complete = complete and set(stats) == truth_set
-        lines, filters = self.lines(c, typed={m: k for m, (k, _) in first.items()})
+        lines, filters = self.lines(c, typed=first)
         if classes:
             lines += self.type_lines(classes)
         sparql = count_sparql(lines, filters=filters)
