@@ -72,9 +72,10 @@ from kgsvc.qa.aggregate import (
     order_sparql,
     own_dates,
     pick_attribute,
+    sampled_objects,
     year_constant,
 )
-from kgsvc.qa.candidates import CandidatePattern, branch_walk, candidate_ends, candidate_pattern
+from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_ends, candidate_pattern
 from kgsvc.qa.exemplars import relation_key
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window, date_part, period, shown
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
@@ -133,6 +134,14 @@ _PART_WIDTH = {"year": 4, "month": 7, "day": 10}
 #: Where the clause of an event ends (:meth:`_KindPath.age_clause`): a punctuation mark, or a word that opens the
 #: phrase of the compared things ("the first to die *among* the laureates born in X").
 _CLAUSE_END = re.compile(r"[,;?!]|\b(?:among|amongst|of|from|while|who|which|that|whose|born|between)\b", re.I)
+#: Words that ask whether anything at all relates to the one entity named ("Did *any* laureate die in X?",
+#: :meth:`_KindPath.anything_at`).
+_ANY = re.compile(r"\b(?:any|anyone|anybody|anything|someone|somebody|ever)\b", re.I)
+#: The least cosine of a compared mention's own words to the label of the date they name (:meth:`_KindPath.events`;
+#: MiniLM: "died" ↔ *death date* 0.46, "born" ↔ *birth date* 0.56).
+_EVENT_WORDS = 0.3
+#: Objects read per relation to tell whether it could hold the entity as its object (:meth:`_KindPath.anything_at`).
+_OBJECT_SAMPLE = 64
 #: At most this many other things of the same classes are read to find the dates of a life
 #: (:meth:`_KindPath.life_dates`).
 _LIFE_PEERS = 500
@@ -239,7 +248,8 @@ class _KindPath:
             and not self.question[t.end : head.start].strip()
             and set(fold(t.text).split()) - {"the", "a", "an"} <= set(noun)
         )
-        unread = unread_class_nouns(self.question, self.spans, other, modifiers, self.qa.ranker.relation_words)
+        relations = self.qa.ranker.relation_words, self.graph.relation_labels
+        unread = unread_class_nouns(self.question, self.spans, other, modifiers, *relations)
         if (age := self.age_clause()) is not None:  # "the oldest *when they won*": the event the age is taken at
             unread = [*unread, age]
         return blank_spans(self.kind.words or self.question, unread)
@@ -1321,6 +1331,32 @@ class _KindPath:
         self.timings["match"] = time.perf_counter() - t0
         return nodes, attribute, evidence
 
+    def events(self, nodes: Sequence[int]) -> tuple[Attribute, Attribute] | None:
+        """The date each of two compared mentions' own words name, when they name two different ones ("Did X *die*
+        before Y *was born*?", "Had X already *died* by the time Y *was born*?": X's death date, Y's birth date): the
+        words after each mention up to the other mention or the end of the question, the comparison's cue left
+        out, each read by :func:`~kgsvc.qa.aggregate.pick_attribute` among that node's own dates (its cosine at least
+        :data:`_EVENT_WORDS`). ``None`` when one mention has no such words after it ("Was X born before Y?", "before
+        Y won the Nobel": a prize's year is not Y's own date) or both name the same date."""
+        spans = self.pair()
+        if len(spans) < 2 or len(nodes) < 2:
+            return None
+        cue = self.kind.cue.word if self.kind.cue is not None else ""
+        picked = []
+        for i, (span, node) in enumerate(zip(spans, nodes, strict=False)):
+            stop = spans[1].start if i == 0 and spans[1].start > span.end else len(self.question)
+            words = re.findall(r"[^\W\d_]+", fold(self.question[span.end : stop]).replace(fold(cue), " "))
+            dates = [a for a in self.attributes_of([node]) if a.kind == "date" and a.via is None]
+            if not words or not dates:
+                return None
+            best = pick_attribute(dates, 1, " ".join(words), self.graph.relation_labels, self.graph.embed)
+            if best is None or best.score - 0.2 < _EVENT_WORDS:  # the words name no date of its own ("won")
+                return None
+            picked.append(best)
+        if picked[0].relation == picked[1].relation:
+            return None
+        return picked[0], picked[1]
+
     def pair(self) -> list[LinkedSpan]:
         """The two compared mentions: those either side of "or" when the question has one, else the first two."""
         at = [m.start() for m in re.finditer(r"\bor\b", self.question)]
@@ -1425,6 +1461,8 @@ class _KindPath:
 
     def comparison(self) -> Answer:
         cue = self.kind.cue
+        if self.kind.tally:
+            return self.compare_tally()
         if self.kind.counted:
             return self.compare_counts()
         if self.kind.constant is not None or len(self.spans) < 2:
@@ -1432,11 +1470,17 @@ class _KindPath:
         assert cue is not None
         nodes, attribute, found = self.compared()
         greater = greater_wins(cue, attribute.kind)
+        own = self.events(nodes) if attribute.kind == "date" else None
+        each = own or (attribute, attribute)
+        if own is not None:
+            t0 = time.perf_counter()
+            found = {i: self.value_matches(i, n, each[i]) for i, n in enumerate(nodes)}
+            self.timings["match"] += time.perf_counter() - t0
         keys = {
             i: [
                 (k, m)
                 for m, _ in found[i]
-                if (k := attribute.key_at(nodes[i], m.node_map[-1], self.term(m.node_map[-1]))) is not None
+                if (k := each[i].key_at(nodes[i], m.node_map[-1], self.term(m.node_map[-1]))) is not None
             ]
             for i in range(2)
         }
@@ -1445,16 +1489,16 @@ class _KindPath:
         truth = any(compare(a, b, greater) for a, _ in keys[0] for b, _ in keys[1])
         operator = ">" if greater else "<"
         lines = [
-            *self.attribute_lines(self.term(nodes[0]), "?a", attribute, "?ma"),
-            *self.attribute_lines(self.term(nodes[1]), "?b", attribute, "?mb"),
+            *self.attribute_lines(self.term(nodes[0]), "?a", each[0], "?ma"),
+            *self.attribute_lines(self.term(nodes[1]), "?b", each[1], "?mb"),
         ]
-        filters = [f"{attribute.key_sparql('?a')} {operator} {attribute.key_sparql('?b')}"]
+        filters = [f"{each[0].key_sparql('?a')} {operator} {each[1].key_sparql('?b')}"]
         sparql = ask_sparql(lines, filters=filters)
         label = attribute.label(self.graph.relation_labels)
         items = [self.answer_term(nodes[i], m.gsd, by=m.node_map[-1]) for i in range(2) for _, m in keys[i]]
         said = "; ".join(
-            f"{a.label}: {_value_text(label, attribute, k, a)}"
-            for a, k in zip(items, [k for i in range(2) for k, _ in keys[i]], strict=True)
+            f"{a.label}: {_value_text(each[i].label(self.graph.relation_labels), each[i], k, a)}"
+            for a, (i, k) in zip(items, [(i, k) for i in range(2) for k, _ in keys[i]], strict=True)
         )
         text = f"{'Yes' if truth else 'No'} ({said})."
         chosen = found[0][0][1]
@@ -1466,6 +1510,56 @@ class _KindPath:
             answers=[_yes_no(truth)],
             items=items,
             evidence=self.evidence(matched),
+        )
+
+    def compare_tally(self) -> Answer:
+        """ "Has X won the Nobel *more than once*?", "Is X tied to *more than one* institution?": the number of X's
+        values by the best-ranked path from X that reaches any (the question's words less the cue and the number;
+        things of the noun's class where it names one), X itself not counted, compared with the constant ("at least
+        two" is "more than one"); the SPARQL counts them in a subquery."""
+        cue, constant = self.kind.cue, self.kind.constant
+        assert cue is not None and constant is not None
+        span = self.spans[0]
+        noun = set(fold(self.kind.noun).split())
+        named = next((t for t in self.type_mentions if t.classes and noun & set(fold(t.text).split())), None)
+        classes = frozenset(named.classes) if named is not None else None
+        keep = class_filter(self.graph, self.graph.instances(classes)) if classes else None
+        # the class noun is a filter, not a step ("more than one *Nobel Prize*" is no *nobel laureates*)
+        words = self.words if named is None else blank_spans(self.words, [(named.start, named.end)])
+        counted: set[int] = set()
+        for r in self.ranked(words, self.spans[:1], keep):
+            c = r.candidate
+            if len(c.branches) != 1:
+                continue
+            counted = candidate_ends(self.graph.snapshot, c) - {c.branches[0].anchor}
+            if classes:
+                counted &= self.graph.instances(classes)
+            if counted:
+                break
+        else:
+            raise _Refused(f"no relation path from {span.text!r} reaches anything to count")
+        self.timings["pattern"] = time.perf_counter() - self.t0
+        bound, greater = int(constant), cue.number_greater
+        truth = len(counted) > bound if greater else len(counted) < bound
+        lines, filters = self.lines(c)
+        if classes:
+            lines += self.type_lines(classes)
+        subquery = count_sparql(lines, filters=filters).replace("\n", " ")
+        sparql = f"ASK {{\n  {{ {subquery} }}\n  FILTER(?count {'>' if greater else '<'} {bound})\n}}"
+        chosen = self.chosen(r)
+        t0 = time.perf_counter()
+        matched, complete = self.match(chosen, self.pinned_spans(c), self.opts.k, self.relations_of(c))
+        self.timings["match"] = time.perf_counter() - t0
+        said = _names([str(self.graph.node_labels[n]) for n in sorted(counted)])
+        than = f"{'more' if greater else 'fewer'} than {bound}"
+        text = f"{'Yes' if truth else 'No'} ({span.text}: {len(counted)}, {said}; {than})."
+        return self.done(
+            self.pattern_graph(chosen, sparql),
+            text=text,
+            truth=truth,
+            answers=[_yes_no(truth)],
+            evidence=self.evidence(matched),
+            complete=complete,
         )
 
     def compare_constant(self) -> Answer:
@@ -1521,6 +1615,73 @@ class _KindPath:
         )
 
     # -- ask -----------------------------------------------------------------------------------------------------
+
+    def anything_at(self) -> Answer | None:
+        """A yes/no question with one mention that asks whether anything at all relates to it as the question says
+        ("Did *any* Nobel laureate die in X?", "Did *anyone* die in X?", "Has a laureate *ever* …"): the one-step
+        relations into the entity are ranked, those the graph holds there and those it could hold (a relation some of
+        whose objects are like the entity: :meth:`fits` on :data:`_OBJECT_SAMPLE` of them), so that what is asked is
+        read from the question's words and not from what the entity happens to have (X has a *birth place* of
+        someone, the question asks for a death). Yes when the best-ranked one holds at the entity, for an instance of
+        the class the question names if it names one the entity is not of ("Nobel *laureate*"), no otherwise.
+        ``None`` without such a word (:data:`_ANY`) or a linked node, or when nothing is ranked.
+
+        Notes
+        -----
+        O(triples log triples) for the relations' objects (:func:`~kgsvc.qa.aggregate.sampled_objects`), then one
+        ranking with one candidate per relation."""
+        span = self.spans[0]
+        if not span.nodes or not _ANY.search(blank_spans(self.question, [(span.start, span.end)])):
+            return None
+        anchor = span.nodes[0][0]
+        skip = set(self.skip_relations())
+        could = [
+            CandidatePattern((Branch(0, anchor, ((relation, False),)),), 0)
+            for relation, objects in sampled_objects(self.graph.snapshot, _OBJECT_SAMPLE)
+            if relation not in skip and self.fits(set(objects), {anchor})
+        ]
+        ranked = self.qa.ranker.rank(
+            self.words, [span], self.opts, could, keep=lambda c: len(c.branches) == 1 and len(c.branches[0].steps) == 1
+        )
+        if not ranked:
+            return None
+        best = ranked[0]
+        self.timings["pattern"] = time.perf_counter() - self.t0
+        ends = candidate_ends(self.graph.snapshot, best.candidate)
+        own = self.graph.types(anchor)
+        classes = next(
+            (frozenset(t.classes) for t in self.type_mentions if t.classes and not own & set(t.classes)), None
+        )
+        held = ends & self.graph.instances(classes) if classes else ends
+        lines, _ = self.lines(best.candidate, "?x")
+        if classes:
+            lines += self.type_lines(classes, "?x")
+        relation = self.graph.relation_labels[best.candidate.branches[0].steps[0][0]]
+        chosen = self.chosen(best)
+        matched: list[tuple[Match, _Chosen]] = []
+        complete = True
+        if held:
+            t0 = time.perf_counter()
+            c = best.candidate
+            matched, complete = self.match(chosen, self.pinned_spans(c), self.opts.k, self.relations_of(c))
+            matched = [(m, shape) for m, shape in matched if m.answer in held]
+            self.timings["match"] = time.perf_counter() - t0
+            facts = "; ".join(_triples_text(e) for e in self.evidence(matched)[:1])
+            text = f"Yes (the graph holds it{': ' + facts if facts else ''})."
+        else:
+            subject = f"no {_names([self.graph.node_labels[k] for k in sorted(classes)])}" if classes else "nothing"
+            text = (
+                f"No: {subject} has {relation!r} {span.text!r} in the graph (this is what the graph holds, not a fact"
+                " about the world)."
+            )
+        return self.done(
+            self.pattern_graph(chosen, ask_sparql(lines)),
+            text=text,
+            truth=bool(held),
+            answers=[_yes_no(bool(held))],
+            evidence=self.evidence(matched),
+            complete=complete,
+        )
 
     def second_mention(self) -> LinkedSpan:
         """A yes/no question with one mention: the end of a ranked path whose label the question spells out."""
@@ -1715,6 +1876,8 @@ class _KindPath:
             return part
         if len(self.spans) < 2 and (same := self.same_values()) is not None:
             return same
+        if len(self.spans) == 1 and (anything := self.anything_at()) is not None:
+            return anything
         if len(self.spans) < 2:
             try:
                 self.spans = [self.spans[0], self.second_mention()]

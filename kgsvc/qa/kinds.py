@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from kgsvc.qa.link import STOPWORDS
 from kgsvc.qa.question_form import asks_who
 
 __all__ = [
@@ -99,7 +100,7 @@ CUES: dict[str, Cue] = {
 COMPARATIVES: dict[str, Cue] = {
     **_cues("older than|elder than", False, True, "birth date age"),
     **_cues("younger than", True, False, "birth date age"),
-    **_cues("before|earlier than|prior to", False, False, "date year"),
+    **_cues("before|earlier than|prior to|by the time", False, False, "date year"),
     **_cues("after|later than|more recently than|since", True, True, "date year"),
     **_cues("longer than", True, True, "length duration runtime"),
     **_cues("shorter than", False, False, "length duration runtime"),
@@ -123,10 +124,40 @@ _BARE = {
 
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
 _COUNT = re.compile(
-    r"(?:^\s*|(?<=[,:;]\s))(?:in\s+)?how\s+many\b|\b(?:the|what)\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
+    r"(?:\bin\s+)?\bhow\s+many\b|\b(?:the|what)\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
     r"|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b|^\s*count\b",
     re.I,
 )
+#: Numbers written as words in a tally (:data:`_TALLY`), beside :data:`_NUMBER_WORDS`.
+_TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "a single": 1}
+#: A number of one entity's values compared with a number ("more than *once*", "more than one *institution*", "at
+#: least two prizes"): :attr:`QuestionKind.tally`. Masked mentions are "#", so a number is not one of them.
+_TALLY = re.compile(
+    r"\b(?P<cue>more\s+than|over|fewer\s+than|less\s+than|at\s+least|at\s+most)\s+"
+    r"(?P<n>once|twice|thrice|one|a\s+single|two|three|four|five|six|seven|eight|nine|ten|\d+)\b(?:\s+(?P<noun>[^\W\d_][\w-]*))?",
+    re.I,
+)
+#: Nouns after a number that measure a value rather than count the entity's values ("over 300 *metres*").
+_UNITS = frozenset(
+    "year years month months week weeks day days hour hours minute minutes second seconds metre metres meter meters "
+    "foot feet km kilometres kilometers mile miles kg kilograms pound pounds ton tons tonnes percent per degrees "
+    "hundred thousand million billion old".split()
+)
+
+
+def _tallied(tally: re.Match[str]) -> bool:
+    """Whether a :data:`_TALLY` match counts the entity's values: a noun after the number that is no unit ("more
+    than one *institution*"), or a number of times ("more than *once*", "more than two *times*").
+
+    >>> [_tallied(_TALLY.search(q)) for q in ("more than once?", "more than one institution", "over 40 when he won")]
+    [True, True, False]
+    """
+    noun = (tally.group("noun") or "").lower()
+    if " ".join(tally.group("n").lower().split()) in ("once", "twice", "thrice"):
+        return noun not in _UNITS
+    return bool(noun) and noun not in _UNITS and noun not in STOPWORDS  # "over 40 *when* he won": an age
+
+
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:number|count|headcount|tally)\s+of\b", re.I)
 #: "in total" in a count says nothing more than the count ("In total, how many …"); elsewhere it asks for a sum.
 _IN_TOTAL = re.compile(r"\bin\s+total\b\s*,?", re.I)
@@ -219,6 +250,9 @@ class QuestionKind:
     besides : frozenset of int
         Nodes that are no answer: the entity whose date gave the constant ("died in the same year as *X*": X shares
         its own year; set by the pipeline, which has the graph).
+    tally : bool
+        Comparison: the number of the one entity's values is compared with ``constant``, not a value ("Has X won
+        the Nobel *more than once*?", "Is X tied to *more than one* institution?", :data:`_TALLY`).
     """
 
     kind: KindName
@@ -234,6 +268,7 @@ class QuestionKind:
     counted: str = ""
     alive: bool = False
     besides: frozenset[int] = frozenset()
+    tally: bool = False
 
     @property
     def over_a_class(self) -> bool:
@@ -412,7 +447,7 @@ def _blank(question: str, m: re.Match[str], word: str = "") -> str:
 
 _STOP = set(
     "the a an of in on at by from with for to that which who whom whose what is are was were did do does have has had "
-    "been be and or there ever than as his her their its this these those all any each".split()
+    "been be and or there ever than as his her their its this these those all any each besides except apart".split()
 )
 
 
@@ -422,7 +457,7 @@ def _noun(question: str, masked: str, start: int) -> str:
     words: list[str] = []
     for token in masked[start:].split():
         word = token.strip("?,.!;:")
-        if not words and (word in ("the", "a", "an", "all", "of") or set(word) == {"#"}):
+        if not words and (word in ("the", "a", "an", "all", "of", "other") or set(word) == {"#"}):
             continue  # an article, or a mention modifying the noun ("how many [Nobel] laureates")
         if not word.isalpha() or word in _STOP or word.endswith("ed") or word in ("born", "won", "died", "win"):
             break
@@ -595,6 +630,22 @@ def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
             words = _period_blanked(words, masked, month[0])
             return QuestionKind("count", constant=month[1], words=words, noun=noun, cue_at=month[0].span())
         return QuestionKind("count", words=words, noun=noun)
+    tally = _TALLY.search(masked)
+    if tally is not None and n_mentions == 1 and _AUX.match(masked) and _tallied(tally):
+        said = " ".join(tally.group("cue").lower().split())
+        written = " ".join(tally.group("n").lower().split())
+        count = {**_NUMBER_WORDS, **_TIMES_WORDS}.get(written) or int(written)
+        greater = said in ("more than", "over", "at least")
+        bound = count - 1 if said == "at least" else count + 1 if said == "at most" else count  # "at least 2": "> 1"
+        return QuestionKind(
+            "comparison",
+            cue=Cue(tally.group("cue"), greater, greater),
+            constant=str(bound),
+            words=question[: tally.start()] + " " * (tally.end("n") - tally.start()) + question[tally.end("n") :],
+            noun=tally.group("noun") or "",
+            cue_at=tally.span(),
+            tally=True,
+        )
     by_count = _BY_COUNT.search(masked)
     if by_count is not None and not _AUX.match(masked):  # "which institution has the most laureates"
         most = by_count.group(1).split()[0].lower() not in _FEWEST  # "the biggest crop of laureates": most

@@ -198,7 +198,8 @@ _GROUP_HEADS = _ORGANISATION_HEADS | frozenset(
 _SUFFIX = re.compile(r",? (?:Jr|Sr)\.?$")
 #: A given name in parentheses inside a person's name ("The *(Theodor)* Svedberg").
 _INNER_GIVEN = re.compile(
-    r"^(?P<before>[A-Z][\w'-]*) \((?P<given>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)\) (?P<rest>[A-Z][\w' -]*)$"
+    r"^(?P<before>[A-Z][\w'-]*(?: [A-Z][\w'.-]*)*) "
+    r"\((?P<given>[A-Z][\w'-]*(?: [A-Z][\w'-]*)*)\) (?P<rest>[A-Z][\w' -]*)$"
 )
 #: A peer's territorial designation ("Boyd Orr *of Brechin*"), which people leave out.
 _SEAT = re.compile(r" of [A-Z][\w'-]*(?: [A-Z][\w'-]*)?$")
@@ -238,6 +239,12 @@ def fold(text: str) -> str:
     return "".join(_fold_char(c) for c in text)
 
 
+#: A German umlaut written as two letters between consonants, not before a word's last letter ("Go*e*ttingen",
+#: "Mu*e*nchen"; not "Israel", "Samuel"): the form with the umlaut folds to the vowel alone (:func:`fold`:
+#: "Göttingen" → "gottingen").
+_UMLAUT_DIGRAPH = re.compile(r"(?<=[b-df-hj-np-tv-zß])([aou])e(?=[b-df-hj-np-tv-zß][^\W\d_])", re.IGNORECASE)
+
+
 def _is_boundary(text: str, start: int, end: int) -> bool:
     before = text[start - 1] if start > 0 else " "
     after = text[end] if end < len(text) else " "
@@ -265,6 +272,8 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
     ([('RIGB', ''), ('Royal Institution', 'Great Britain')], [('MPIB', '')])
     >>> aliases("Basel University"), aliases("University of Basel")
     ([('University of Basel', ''), ('Basel', 'University')], [('Basel University', '')])
+    >>> aliases("Goettingen University")[-3:]
+    [('Gottingen University', ''), ('University of Gottingen', ''), ('Gottingen', 'University')]
     """
     found: list[tuple[str, str]] = [(short, "") for short in initials(label)]  # linked only as written, in capitals
     m = _QUALIFIED.match(label)
@@ -321,16 +330,23 @@ def aliases(label: str, plurals: Collection[str] = ()) -> list[tuple[str, str]]:
         for token in tokens[:-1]:
             if not token.endswith(".") and len(token) > 1:
                 found.append((f"{token} {last}", ""))
+    # "Goettingen University": as written with the umlaut ("Göttingen", folded "gottingen")
+    found += [(umlauted, q) for a, q in [(label, ""), *found] if (umlauted := _UMLAUT_DIGRAPH.sub(r"\1", a)) != a]
     return [(a, q) for a, q in dict.fromkeys(found) if (a != label or q) and not _all_stopwords(a)]
 
 
 def person_forms(label: str) -> list[str]:
     """Other ways a person's name is written: without a generational suffix ("Raymond Davis Jr." → "Raymond
-    Davis"), and with a parenthesised given name in place of the name before it or without it ("The (Theodor)
-    Svedberg" → "The Svedberg", "Theodor Svedberg").
+    Davis"), and with a parenthesised given name (the name used) in place of the names before it or without it ("The
+    (Theodor) Svedberg" → "The Svedberg", "Theodor Svedberg"; "Albert Arnold (Al) Gore Jr." → "Al Gore"), also
+    with the family name alone after it.
 
     >>> person_forms("Raymond Davis Jr."), person_forms("The (Theodor) Svedberg"), person_forms("Linda B. Buck")
     (['Raymond Davis'], ['The Svedberg', 'Theodor Svedberg'], [])
+    >>> person_forms("Albert Arnold (Al) Gore Jr.")
+    ['Albert Arnold (Al) Gore', 'Albert Arnold Gore', 'Al Gore']
+    >>> person_forms("Petrus (Peter) Josephus Wilhelmus Debye")[-1]
+    'Peter Debye'
     """
     found: list[str] = []
     name = _SUFFIX.sub("", label)
@@ -338,7 +354,10 @@ def person_forms(label: str) -> list[str]:
         found.append(name)
     inner = _INNER_GIVEN.match(name)
     if inner is not None:
-        found += [f"{inner.group('before')} {inner.group('rest')}", f"{inner.group('given')} {inner.group('rest')}"]
+        given, rest = inner.group("given"), inner.group("rest")
+        found += [f"{inner.group('before')} {rest}", f"{given} {rest}"]
+        if " " in rest:  # the name used and the family name ("Petrus (Peter) Josephus Wilhelmus Debye")
+            found.append(f"{given} {rest.split()[-1]}")
     return found
 
 

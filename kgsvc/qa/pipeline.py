@@ -51,6 +51,7 @@ the reason: no linkable mention, a mention matching no entity of the dataset, no
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import re
 import time
@@ -65,7 +66,7 @@ from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.aggregate import date_relations, literal_parts
-from kgsvc.qa.candidates import Branch, CandidatePattern, candidate_pattern, verbalise
+from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_pattern, verbalise
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.keeps import CandidateFilters
@@ -99,6 +100,7 @@ from kgsvc.qa.question_nouns import (
     modifying_mentions,
     modifying_word,
     next_word,
+    owned_noun_asked,
     passed_classes,
     same_nouns,
     says_shared,
@@ -262,6 +264,9 @@ class QuestionAnswerer:
                 classes, modifier = self._noun_classes(question, t, types[i + 1 :], spans)
                 asked.extend(sorted(classes))
                 modifiers.extend([modifier] if modifier is not None else [])
+        owned = owned_noun_asked(question, spans, types) if not asked else None
+        if owned is not None:  # "What is X's birth *country*?"
+            asked = sorted(owned.classes)
         if not asked and asks_who(question) and not asks_whose_noun(question):
             asked = sorted(nearest_classes(self.graph, self.ranker, "person"))
             sharer = next((s for s in spans if s.nodes and s.method != "value"), None)  # not "who of the *women* …"
@@ -363,6 +368,37 @@ class QuestionAnswerer:
             if instances.isdisjoint(reached):
                 continue
             typed[middle] = classes
+        if typed == chosen.typed:
+            return chosen
+        nodes = tuple(dataclasses.replace(n, known=True) if v in typed else n for v, n in enumerate(p.nodes))
+        return dataclasses.replace(chosen, pattern=dataclasses.replace(p, nodes=nodes), typed=typed)
+
+    def _passed_steps(self, chosen: _Chosen, through: Sequence[frozenset[int]]) -> _Chosen:
+        """``chosen`` with the first node on its way to the answer that can be an instance of each class set of
+        ``through`` kept to those instances ("the DBpedia links of the *cities* they died in": their death places
+        that are cities, not their countries too), when that node is no anchor, not the answer and not typed yet.
+
+        Notes
+        -----
+        O(Σ degree of the nodes walked) (:func:`~kgsvc.qa.candidates.branch_walk`)."""
+        candidate, p = chosen.candidate, chosen.pattern
+        assert candidate is not None
+        typed = dict(chosen.typed)
+        hidden = len(candidate.branches)  # pattern nodes as candidate_pattern numbers them: anchors, then the walk's
+        chains = []
+        for branch in candidate.branches:
+            chains.append(list(range(hidden, hidden + len(branch.steps) - 1)))
+            hidden += len(branch.steps) - 1
+        for classes in through:
+            instances = self.graph.instances(classes)
+            for branch, chain in zip(candidate.branches, chains, strict=True):
+                walk = branch_walk(self.graph.snapshot, dataclasses.replace(branch, steps=branch.steps[:-1]))
+                node = next(
+                    (v for v, (_, ends) in zip(chain, walk, strict=False) if not instances.isdisjoint(ends)), None
+                )
+                if node is not None and node != p.answer and node not in typed:
+                    typed[node] = classes
+                    break
         if typed == chosen.typed:
             return chosen
         nodes = tuple(dataclasses.replace(n, known=True) if v in typed else n for v, n in enumerate(p.nodes))
@@ -674,11 +710,36 @@ class QuestionAnswerer:
         if chosen is None:
             inferred = self._inferred_candidates(spans, opts)
             asked, modifiers = self._asked_classes(question, spans, linked.types)
-            unread = unread_class_nouns(question, spans, linked.types, modifiers, self.ranker.relation_words)
+            unread = unread_class_nouns(
+                question, spans, linked.types, modifiers, self.ranker.relation_words, self.graph.relation_labels
+            )
             read = blank_spans(question, [*unread, *time_clauses(question)])
             needed = modifying_mentions(question, spans, linked.types)
+            # every entity named as written is a condition: a name (capitalised, or with a digit), a modifier of the
+            # asked noun or of a class noun ("the *physics* prize"), the object of a preposition ("won a Nobel *in
+            # chemistry*"); not a common word such as a film's tag ("wrote *the screenplay* for X"); each one the
+            # graph says something of (not a vocabulary's namespace, the object of one triple, that the word
+            # "resource" spells)
+            named = {
+                i
+                for i, s in enumerate(spans)
+                if s.method in ("exact", "alias", "words")
+                and s.nodes
+                and self.graph.snapshot.degree(s.nodes[0][0]) > 1
+                and (
+                    s.text[:1].isupper()
+                    or any(c.isdigit() for c in s.text)
+                    or i in needed
+                    or _AFTER_PREPOSITION.search(question[: s.start])
+                    or any(t.start >= s.end and not question[s.end : t.start].strip() for t in linked.types)
+                )
+            }
+            separate = all(question[a.end : b.start].strip() for a, b in itertools.pairwise(spans))  # no name cut
+            if len(named) >= 2 and len(named) == len(spans) and separate:
+                needed = needed | frozenset(named)
             when = asks_time(question)
-            through = passed_classes(question, spans, linked.types, modifiers, self.graph) if when else []
+            # "when was X given *the Nobel Prize*"; "the DBpedia links *of the cities* they died in"
+            through = passed_classes(question, spans, linked.types, modifiers, self.graph, of_value=when is None)
             # "which country is the city of X's *institution* in": the first step from X reaches an institution
             owned = self._genitive_classes(question, spans, linked.types, asked) if asked or when is not None else []
             owned += self._clause_classes(question, spans)  # "born in the *town* X died in": X's step reaches one
@@ -688,6 +749,8 @@ class QuestionAnswerer:
             )
             if chosen is not None and chosen.candidate is not None and owned:
                 chosen = self._typed_steps(chosen, owned)
+            if chosen is not None and chosen.candidate is not None and through and when is None:
+                chosen = self._passed_steps(chosen, through)
         base["strategy"] = strategy
         if chosen is not None and chosen.kind_spec and chosen.kind_spec.get("kind", "lookup") != "lookup":
             from kgsvc.qa.kind_path import answer_kind  # it imports this module
@@ -732,14 +795,24 @@ class QuestionAnswerer:
 
         t0 = time.perf_counter()
         matched = _own_matches(matched)
-        evidence = [self._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
         matches = [m for m, _ in matched]
         anchors = {m.node_map[v] for m, shape in matched for v in shape.anchors} if opts.node_reuse else set()
-        plain = [m for m, shape in matched if not walks_back(m, shape.pattern)]
+        plain = [m for m, shape in matched if not walks_back(m, shape.pattern, shape.anchors)]
         answers = _rank_answers(plain, self.graph, exclude=anchors)
         every = _rank_answers(matches, self.graph, exclude=())
         if every and (not answers or every[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
             answers = every
+        # a walk back to its entity by other triples (a parallel relation) is no evidence either, and the SPARQL
+        # shown says that those nodes are not the entity; one back over the same triple stays (homomorphic SPARQL)
+        came_back = {
+            m: _came_back(m, shape.pattern, shape.anchors) for m, shape in matched if not walks_back(m, shape.pattern)
+        }
+        apart = set().union(*came_back.values()) if came_back else set()
+        if answers is not every and apart:
+            matched = [(m, shape) for m, shape in matched if not came_back.get(m)]
+            pattern_graph = self._pattern_graph(chosen, spans, opts, apart=apart)
+            base["pattern"], base["sparql"] = pattern_graph, pattern_graph.sparql
+        evidence = [self._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
         answers = self._typed(answers, [*linked.classes, *asked])  # "which laureates …", "who …": of that rdf:type
         text = self._answer_text(question, answers, evidence, opts)
         timings["answer"] = time.perf_counter() - t0
@@ -1097,7 +1170,7 @@ class QuestionAnswerer:
                 directed=chosen.candidate is not None,
                 deadline=deadline,
             )
-            back = [walks_back(m, chosen.pattern) for m in result.matches]
+            back = [walks_back(m, chosen.pattern, chosen.anchors) for m in result.matches]
             if back.count(False) >= opts.k or len(back) < fetch or not result.complete or fetch >= 16 * opts.k:
                 break
             fetch *= 4
@@ -1126,7 +1199,11 @@ class QuestionAnswerer:
 
     # -- answer --------------------------------------------------------------------------------------------------
 
-    def _pattern_graph(self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions) -> PatternGraph:
+    def _pattern_graph(
+        self, chosen: _Chosen, spans: Sequence[LinkedSpan], opts: QAOptions, apart: Collection[tuple[int, int]] = ()
+    ) -> PatternGraph:
+        """The pattern as the answer shows it, with its SPARQL; ``apart``: pairs (variable, linked entity's node) that
+        bind different nodes (the answers came from walks that never come back to their entity, :func:`walks_back`)."""
         p = chosen.pattern
         triples = [
             PatternTriple(head=chosen.names[e.head], relation=e.label, tail=chosen.names[e.tail]) for e in p.edges
@@ -1149,6 +1226,7 @@ class QuestionAnswerer:
             distinct=not opts.node_reuse,
             typed=typed if type_relation is not None else None,
             type_term=self.graph.relation_terms[type_relation] if type_relation is not None else None,
+            apart=apart,
         )
         return PatternGraph(triples=triples, answer=answer, source=chosen.source, sparql=sparql, score=chosen.score)
 
@@ -1205,15 +1283,24 @@ class QuestionAnswerer:
         )
 
 
-def walks_back(match: Match, pattern: Pattern) -> bool:
+#: A preposition right before a mention: its object is a condition ("won a Nobel *in* chemistry").
+_AFTER_PREPOSITION = re.compile(r"\b(?:in|of|for|from|at|with|by|among)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def walks_back(match: Match, pattern: Pattern, anchors: Collection[int] = ()) -> bool:
     """Whether ``match`` walks straight back: two pattern edges that share a pattern node are mapped to one stored
     triple that is not a self-loop (a walk ``X –r→ Y`` then ``Y ← r ← X`` over the same triple; going round a
-    self-loop again is not walking back).
+    self-loop again is not walking back); or, with ``anchors`` (the pattern nodes of linked entities), a node of the
+    pattern that is neither an anchor nor the answer is mapped to an anchor's node: the walk came back to the entity
+    it started from by other triples ("the people who shared X's prize": X –*awarded*→ the prize ←*laureate award*–
+    X is X again, by a parallel relation of the graph, not one who shared it).
 
     Notes
     -----
-    O(|E|²) for |E| pattern edges (at most 4).
+    O(|E|² + |V|) for |E| pattern edges (at most 4) and |V| pattern nodes.
     """
+    if anchors and _came_back(match, pattern, anchors):
+        return True
     edges = pattern.edges
     for e in range(len(edges)):
         for f in range(e + 1, len(edges)):
@@ -1222,6 +1309,17 @@ def walks_back(match: Match, pattern: Pattern) -> bool:
             if {edges[e].head, edges[e].tail} & {edges[f].head, edges[f].tail}:
                 return True
     return False
+
+
+def _came_back(match: Match, pattern: Pattern, anchors: Collection[int]) -> set[tuple[int, int]]:
+    """The pairs ``(node, anchor)`` of ``pattern`` where a node that is neither an anchor nor the answer is mapped to
+    the anchor's node (:func:`walks_back`)."""
+    return {
+        (v, a)
+        for a in anchors
+        for v, node in enumerate(match.node_map)
+        if v not in anchors and v != pattern.answer and node == match.node_map[a]
+    }
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

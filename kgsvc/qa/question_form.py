@@ -140,7 +140,8 @@ _RELATIONAL = re.compile(r"(?:the\s+)?(?:[\w'-]+\s+){1,3}of\b", re.IGNORECASE)
 #: who?"); not a relative clause ("Marie Curie, who was born in Warsaw, …").
 _WHO = re.compile(
     r"^\W*(?:(?:with|to|by|for|from|of|among)\s+)?(?:who|whom)\b"
-    r"|^\W*(?:of|among|from|between)\b[^,]*,\s*(?:who|whom)\b|\b(?:who|whom)\W*$",
+    r"|^\W*(?:of|among|from|between)\b[^,]*,\s*(?:who|whom)\b|\b(?:who|whom)\W*$"
+    r"|(?:[:;]|\s[—–-])\s*(?:who|whom)\b",
     re.IGNORECASE,
 )
 
@@ -291,7 +292,12 @@ _WHO_IS_NOUN = re.compile(
 
 def asks_who(question: str) -> bool:
     """Whether ``question`` asks for a person by "who" / "whom" (``_WHO``): "who won …", "With whom did X share …",
-    "Of the winners born in Rome, who …", "X's wife is who?"; not a relative "who" ("the films of people who …")."""
+    "Of the winners born in Rome, who …", "X's wife is who?", "The 1987 prize: who got it?"; not a relative "who"
+    ("the films of people who …").
+
+    >>> asks_who("1987 literature nobel: who got it?"), asks_who("the films of people who died")
+    (True, False)
+    """
     return _WHO.search(question) is not None
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "modifying_word",
     "named_class_nouns",
     "next_word",
+    "owned_noun_asked",
     "passed_classes",
     "same_nouns",
     "says_shared",
@@ -72,8 +73,19 @@ _ASKS_FOR = re.compile(r"\b(?:which|what)\s+(?:(?:are|were)\s+(?:the\s+)?)?(?:ot
 _SHARE_BEFORE = re.compile(r"\b(?:same|shar\w*|co-)\s*(?:\S+\s+){0,2}$", re.IGNORECASE)
 #: The word right before the noun a question asks for, when it is no wh-word ("which *Nobel* winners").
 _WORD_BEFORE = re.compile(r"\b(?:which|what)\s+([^\W\d_][\w-]*)\s+$", re.IGNORECASE)
+#: The word right before a noun ("his *birth* country"), and the word of an "of" phrase right after it ("city of
+#: *birth*").
+_BEFORE_NOUN = re.compile(r"([^\W\d_][\w-]*)\s+$")
+_OF_AFTER_NOUN = re.compile(r"\s+of\s+([^\W\d_][\w-]*)")
 #: The word right after a position ("the Nobel Prize *winner* X").
 _NEXT_WORD = re.compile(r"\s+([^\W\d_][\w-]*)")
+#: A noun after this is the thing a value is asked of ("the DBpedia links *of* the cities …"), not the asked noun
+#: ("which *of* …", "how many *of* …", "the name *of* the city where …").
+_OF_VALUE = re.compile(
+    r"\b(?!(?:which|what|many|much|some|any|all|each|none|most|both|either|neither|one|few|several|name|names)\b)"
+    r"[^\W\d_]{3,}\s+(?:of|for)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 #: What lies between the noun a question asks for and an entity in a phrase modifying it ("winners| at |Yale").
 _MODIFYING_PHRASE = re.compile(r"\s+(?:of|at|from|in)\s+(?:(?:the|a|an)\s+)?(?:[A-Z0-9][\w'.-]*\s+){0,3}")
 #: What lies between a noun and the class noun of an "of" phrase modifying it ("winners| of the Nobel Peace |Prize").
@@ -105,6 +117,15 @@ _CLAUSE_END = re.compile(
 _SAME_NOUN = re.compile(r"\bsame\s+([^\W\d_]+)\s+as\s+(?:the\s+)?$", re.IGNORECASE)
 #: What lies between an entity and the noun its genitive names ("X|'s |institution").
 _GENITIVE = re.compile(r"\s*['\u2019]s\s+")
+#: A possessive pronoun and one word right before a class noun: the genitive of the entity named before it ("How
+#: many laureates besides X died in *his death* city?"; not "*its* laureates", which may be anyone's).
+_PRONOUN_BEFORE = re.compile(r"\b(?:his|her|its|their)\s+[^\W\d_][\w-]*\s+$", re.IGNORECASE)
+#: Between an entity and the class noun that ends a "what is X's …" question: the genitive, at most one word.
+_OWNED_BEFORE = re.compile(r"\s*['\u2019]s\s+(?:[^\W\d_][\w-]*\s+)?")
+#: After that class noun: the end of the question, or one word of an "of" phrase first ("city *of birth*").
+_OWNED_AFTER = re.compile(r"(?:\s+of\s+[^\W\d_][\w-]*)?[\s?.!]*")
+#: "What is" / "which was" … up to the entity of :func:`owned_noun_asked`.
+_WHAT_IS = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+)?$", re.IGNORECASE)
 #: A time clause after the main one, about its subject ("… working at *when he got the Nobel Prize*", "… place of
 #: work *at the time of the prize*"): it dates the fact asked for and names no step of its own.
 _TIME_CLAUSE = re.compile(r"\s(?:when\s+(?:he|she|they|it)\b|at\s+the\s+time\s+(?:of|when)\b)[^?.!]*", re.IGNORECASE)
@@ -131,17 +152,30 @@ def passed_classes(
     types: Sequence[TypeMention],
     modifiers: Sequence[TypeMention],
     graph: QAGraph,
+    *,
+    of_value: bool = False,
 ) -> list[frozenset[int]]:
     """The classes of the class nouns named on the way to what a question asks ("when was X given *the Nobel Prize*":
     the path passes X's prize; :meth:`kgsvc.qa.keeps.CandidateFilters.passes`): :func:`named_class_nouns` that
     modify neither the asked noun nor a word after them ("the *Nobel Prize* winner X") and that no linked entity is an
-    instance of ("the *laureate* X")."""
+    instance of ("the *laureate* X"). With ``of_value``, only a noun that a value is asked of ("the DBpedia links *of
+    the cities* they died in", "the resources *for the cities* X worked in"), which a linked entity may follow as the
+    subject of its clause.
+
+    >>> _OF_VALUE.search("the DBpedia links of ") is not None, _OF_VALUE.search("Which of ") is None
+    (True, True)
+    """
     linked = set().union(*(graph.types(s.nodes[0][0]) for s in spans if s.nodes))
     passed = []
     for t in named_class_nouns(question, spans, types, modifiers):
         if any(m.start == t.start for m in modifiers) or linked & set(t.classes):
             continue
-        if next_word(question, t.end) is not None:
+        if of_value and not _OF_VALUE.search(question[: t.start]):
+            continue
+        follows = next_word(question, t.end)
+        if follows is not None and not (
+            of_value and any(s.start > t.end and not question[t.end : s.start].strip() for s in spans)
+        ):
             continue
         passed.append(frozenset(t.classes))
     return passed
@@ -219,18 +253,37 @@ def unread_class_nouns(
     types: Sequence[TypeMention],
     modifiers: Sequence[TypeMention],
     relation_words: Collection[str],
+    relation_labels: Sequence[str] = (),
 ) -> list[tuple[int, int]]:
     """The class nouns the ranker does not read as words, by ``(start, end)``: those that modify the asked noun
     (``modifiers``: "which *Nobel Prize* winners") and those of a class the question names but does not ask for
     ("what year did X win *the Nobel Prize*": what X won, not a step; read as words, "Nobel" spelled *nobel
     laureates*). Read are: the asked noun (also after a modifier of several words), a class noun that says what is
     shared ("the same *institution*", "*co-laureate*"), and one whose head word spells a word of a relation label
-    of the graph (``relation_words``: "the *country* of X" with a relation *country* names that step)."""
-    named = [
-        t
-        for t in named_class_nouns(question, spans, types, modifiers)
-        if not any(stem_match(fold(t.text).split()[-1], w) for w in relation_words)
-    ]
+    of the graph (``relation_words``: "the *country* of X" with a relation *country* names that step) unless the
+    word right before it, or of an "of" phrase right after it, names another relation, of a label without the noun
+    (``relation_labels``: "his birth *country*", "his *city* of birth" are his *birth place* of that class, not a
+    step *country* or *city*)."""
+    labels = [fold(label).split() for label in relation_labels]
+
+    def in_label(word: str, label: Sequence[str]) -> bool:
+        return any(stem_match(word, w) for w in label)
+
+    def read(t: TypeMention) -> bool:
+        head = fold(t.text).split()[-1]
+        if not any(stem_match(head, w) for w in relation_words):
+            return False
+        for near in (_BEFORE_NOUN.search(question[: t.start]), _OF_AFTER_NOUN.match(question, t.end)):
+            if near is None or _inside(near, spans) or fold(near.group(1)) in STOPWORDS:
+                continue
+            word = fold(near.group(1))
+            if any(in_label(word, label) and not in_label(head, label) for label in labels) and not any(
+                in_label(word, label) and in_label(head, label) for label in labels
+            ):
+                return False
+        return True
+
+    named = [t for t in named_class_nouns(question, spans, types, modifiers) if not read(t)]
     return [(t.start, t.end) for t in [*modifiers, *named]]
 
 
@@ -285,16 +338,41 @@ def blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return text
 
 
+def owned_noun_asked(question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]) -> TypeMention | None:
+    """The class noun that ends a "what is X's …" question after a linked entity's genitive and at most one word
+    ("What is X's birth *country*?", "What was X's *city*?", "What was X's *city* of birth?"): the question asks for
+    a thing of that class.
+
+    >>> bool(_WHAT_IS.match("What was ")), bool(_OWNED_BEFORE.fullmatch("'s birth ")), bool(_WHAT_IS.match("Where "))
+    (True, True, False)
+    """
+    for t in types:
+        if not t.classes or not _OWNED_AFTER.fullmatch(question[t.end :]):
+            continue
+        for s in spans:
+            if (
+                s.end <= t.start
+                and _OWNED_BEFORE.fullmatch(question[s.end : t.start])
+                and _WHAT_IS.match(question[: s.start])
+            ):
+                return t
+    return None
+
+
 def genitive_nouns(
     question: str, spans: Sequence[LinkedSpan], types: Sequence[TypeMention]
 ) -> list[tuple[int, TypeMention]]:
     """The class nouns right after a linked entity's "'s" ("the city of X's *institution*", "shared X's *Nobel
-    Prize*"), each with the index in ``spans`` of its entity: the noun names what one step from the entity reaches."""
+    Prize*"), or after a possessive pronoun and one word, with the entity named last before it ("besides X … born
+    in *his* birth *country*"), each with the index in ``spans`` of its entity: the noun names what one step
+    from the entity reaches."""
     found = []
     for t in types:
-        for i, s in enumerate(spans):
-            if s.end <= t.start and _GENITIVE.fullmatch(question[s.end : t.start]):
-                found.append((i, t))
+        owners = [i for i, s in enumerate(spans) if s.end <= t.start and _GENITIVE.fullmatch(question[s.end : t.start])]
+        pronoun = _PRONOUN_BEFORE.search(question[: t.start])
+        if not owners and pronoun is not None:
+            owners = [i for i, s in enumerate(spans) if s.end <= pronoun.start()][-1:]
+        found += [(i, t) for i in owners]
     return found
 
 

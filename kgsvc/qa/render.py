@@ -37,10 +37,12 @@ def pattern_sparql(
     distinct: bool = False,
     typed: Mapping[int, Sequence[str]] | None = None,
     type_term: str | None = None,
+    apart: Collection[tuple[int, int]] = (),
 ) -> str:
     """The SELECT of ``pattern``: constants from ``anchor_terms`` (several: ``VALUES``), relations by label; a node of
     ``typed`` is an instance of one of its classes (``type_term``, the graph's type relation; ``rdf:type`` by
-    default).
+    default); each pair of nodes of ``apart`` gets ``FILTER (a != b)`` (a walk that must not come back to an
+    entity it started from).
 
     A relation label missing from ``relation_terms`` becomes a variable ``?r<edge>``. With ``distinct`` every two
     pattern nodes of which one at least is a variable get ``FILTER (a != b)`` (an injective node map).
@@ -78,6 +80,7 @@ def pattern_sparql(
             lines.append(f"  {node(v)} {type_term} {classes[0]} .")
         else:
             lines += [f"  VALUES ?t{v} {{ {' '.join(classes)} }}", f"  {node(v)} {type_term} ?t{v} ."]
+    lines += [f"  FILTER ({node(a)} != {node(b)})" for a, b in sorted(apart)]
     if distinct:
         terms = [node(v) for v in range(len(pattern.nodes))]
         for a in range(len(terms)):
