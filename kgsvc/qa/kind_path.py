@@ -1494,7 +1494,7 @@ class _KindPath:
         ]
         filters = [f"{each[0].key_sparql('?a')} {operator} {each[1].key_sparql('?b')}"]
         sparql = ask_sparql(lines, filters=filters)
-        label = attribute.label(self.graph.relation_labels)
+        label = " / ".join(dict.fromkeys(a.label(self.graph.relation_labels) for a in each))
         items = [self.answer_term(nodes[i], m.gsd, by=m.node_map[-1]) for i in range(2) for _, m in keys[i]]
         said = "; ".join(
             f"{a.label}: {_value_text(each[i].label(self.graph.relation_labels), each[i], k, a)}"
@@ -1514,7 +1514,7 @@ class _KindPath:
 
     def compare_tally(self) -> Answer:
         """ "Has X won the Nobel *more than once*?", "Is X tied to *more than one* institution?": the number of X's
-        values by the best-ranked path from X that reaches any (the question's words less the cue and the number;
+        values by the best-ranked path from X (the question's words less the cue and the number;
         things of the noun's class where it names one), X itself not counted, compared with the constant ("at least
         two" is "more than one"); the SPARQL counts them in a subquery."""
         cue, constant = self.kind.cue, self.kind.constant
@@ -1526,18 +1526,13 @@ class _KindPath:
         keep = class_filter(self.graph, self.graph.instances(classes)) if classes else None
         # the class noun is a filter, not a step ("more than one *Nobel Prize*" is no *nobel laureates*)
         words = self.words if named is None else blank_spans(self.words, [(named.start, named.end)])
-        counted: set[int] = set()
-        for r in self.ranked(words, self.spans[:1], keep):
-            c = r.candidate
-            if len(c.branches) != 1:
-                continue
-            counted = candidate_ends(self.graph.snapshot, c) - {c.branches[0].anchor}
-            if classes:
-                counted &= self.graph.instances(classes)
-            if counted:
-                break
-        else:
+        r = next((r for r in self.ranked(words, self.spans[:1], keep) if len(r.candidate.branches) == 1), None)
+        if r is None:
             raise _Refused(f"no relation path from {span.text!r} reaches anything to count")
+        c = r.candidate
+        counted = candidate_ends(self.graph.snapshot, c) - {c.branches[0].anchor}
+        if classes:
+            counted &= self.graph.instances(classes)
         self.timings["pattern"] = time.perf_counter() - self.t0
         bound, greater = int(constant), cue.number_greater
         truth = len(counted) > bound if greater else len(counted) < bound
@@ -1624,15 +1619,16 @@ class _KindPath:
         read from the question's words and not from what the entity happens to have (X has a *birth place* of
         someone, the question asks for a death). Yes when the best-ranked one holds at the entity, for an instance of
         the class the question names if it names one the entity is not of ("Nobel *laureate*"), no otherwise.
-        ``None`` without such a word (:data:`_ANY`) or a linked node, or when nothing is ranked.
+        ``None`` without such a word before the mention (:data:`_ANY`; "Does X have *any* children?" asks of X's own
+        values) or a linked node, or when nothing is ranked.
 
         Notes
         -----
         O(triples log triples) for the relations' objects (:func:`~kgsvc.qa.aggregate.sampled_objects`), then one
         ranking with one candidate per relation."""
         span = self.spans[0]
-        if not span.nodes or not _ANY.search(blank_spans(self.question, [(span.start, span.end)])):
-            return None
+        if not span.nodes or not _ANY.search(self.question[: span.start]):
+            return None  # "Does X have any children?" asks of X's own values
         anchor = span.nodes[0][0]
         skip = set(self.skip_relations())
         could = [

@@ -130,18 +130,20 @@ _COUNT = re.compile(
 )
 #: Numbers written as words in a tally (:data:`_TALLY`), beside :data:`_NUMBER_WORDS`.
 _TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3, "one": 1, "a single": 1}
-#: A number of one entity's values compared with a number ("more than *once*", "more than one *institution*", "at
-#: least two prizes"): :attr:`QuestionKind.tally`. Masked mentions are "#", so a number is not one of them.
+#: A number of one entity's values compared with a small number ("more than *once*", "more than one *institution*",
+#: "at least two prizes"; not "over", also a preposition, nor "more than 5000 inhabitants", a value):
+#: :attr:`QuestionKind.tally`. Masked mentions are "#", so a number is not one of them.
 _TALLY = re.compile(
-    r"\b(?P<cue>more\s+than|over|fewer\s+than|less\s+than|at\s+least|at\s+most)\s+"
-    r"(?P<n>once|twice|thrice|one|a\s+single|two|three|four|five|six|seven|eight|nine|ten|\d+)\b(?:\s+(?P<noun>[^\W\d_][\w-]*))?",
+    r"\b(?P<cue>more\s+than|fewer\s+than|less\s+than|at\s+least|at\s+most)\s+"
+    r"(?P<n>once|twice|thrice|one|a\s+single|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\b"
+    r"(?:\s+(?P<noun>[^\W\d_][\w-]*))?",
     re.I,
 )
 #: Nouns after a number that measure a value rather than count the entity's values ("over 300 *metres*").
 _UNITS = frozenset(
     "year years month months week weeks day days hour hours minute minutes second seconds metre metres meter meters "
     "foot feet km kilometres kilometers mile miles kg kilograms pound pounds ton tons tonnes percent per degrees "
-    "hundred thousand million billion old".split()
+    "hundred thousand million billion old m cm km ft decade decades century centuries dollars euros".split()
 )
 
 
@@ -149,7 +151,7 @@ def _tallied(tally: re.Match[str]) -> bool:
     """Whether a :data:`_TALLY` match counts the entity's values: a noun after the number that is no unit ("more
     than one *institution*"), or a number of times ("more than *once*", "more than two *times*").
 
-    >>> [_tallied(_TALLY.search(q)) for q in ("more than once?", "more than one institution", "over 40 when he won")]
+    >>> [_tallied(_TALLY.search(q)) for q in ("more than once?", "more than one institution", "more than 4 when he")]
     [True, True, False]
     """
     noun = (tally.group("noun") or "").lower()
@@ -613,6 +615,11 @@ def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
     m = _COUNT.search(masked)
     if m is not None and "Count" in question[max(m.start(), 1) : m.end()]:
         m = None  # "The Count of Monte Cristo": a title, not "the count of …"
+    if m is not None and _AUX.match(masked) and not _COUNT.match(masked):
+        m = None  # "Did X say how many prizes he wanted?": a yes/no question
+    opening = question[: m.start()].rstrip() if m is not None else ""
+    if m is not None and opening and opening[-1] not in ",:;" and question[m.start() : m.end()].istitle():
+        m = None  # "Who directed How Many Miles to Babylon?": a title
     if m is not None:
         words = _blank(question, m, "which")
         noun = _answer_noun(question, masked, m.end())
@@ -635,7 +642,7 @@ def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
         said = " ".join(tally.group("cue").lower().split())
         written = " ".join(tally.group("n").lower().split())
         count = {**_NUMBER_WORDS, **_TIMES_WORDS}.get(written) or int(written)
-        greater = said in ("more than", "over", "at least")
+        greater = said in ("more than", "at least")
         bound = count - 1 if said == "at least" else count + 1 if said == "at most" else count  # "at least 2": "> 1"
         return QuestionKind(
             "comparison",
@@ -674,6 +681,12 @@ def _classify(question: str, spans: Sequence[tuple[int, int]]) -> QuestionKind:
         )
     superlative = None if _NOT_SUPERLATIVE.search(masked) else _find(CUES, masked)
     comparative = _find(COMPARATIVES, masked)
+    if (
+        comparative is not None
+        and comparative[0].word == "by the time"
+        and masked[comparative[1].end() :].lstrip()[:1] != "#"
+    ):
+        comparative = None  # "by the time *he* won": when X did something, not a comparison with another mention
     bare = _find(_BARE, masked)
     if _AUX.match(masked) and not (alternative and superlative is None and bare is None):
         cue = comparative or bare

@@ -368,10 +368,7 @@ class QuestionAnswerer:
             if instances.isdisjoint(reached):
                 continue
             typed[middle] = classes
-        if typed == chosen.typed:
-            return chosen
-        nodes = tuple(dataclasses.replace(n, known=True) if v in typed else n for v, n in enumerate(p.nodes))
-        return dataclasses.replace(chosen, pattern=dataclasses.replace(p, nodes=nodes), typed=typed)
+        return _with_typed(chosen, typed)
 
     def _passed_steps(self, chosen: _Chosen, through: Sequence[frozenset[int]]) -> _Chosen:
         """``chosen`` with the first node on its way to the answer that can be an instance of each class set of
@@ -381,7 +378,7 @@ class QuestionAnswerer:
         Notes
         -----
         O(Σ degree of the nodes walked) (:func:`~kgsvc.qa.candidates.branch_walk`)."""
-        candidate, p = chosen.candidate, chosen.pattern
+        candidate = chosen.candidate
         assert candidate is not None
         typed = dict(chosen.typed)
         hidden = len(candidate.branches)  # pattern nodes as candidate_pattern numbers them: anchors, then the walk's
@@ -396,13 +393,10 @@ class QuestionAnswerer:
                 node = next(
                     (v for v, (_, ends) in zip(chain, walk, strict=False) if not instances.isdisjoint(ends)), None
                 )
-                if node is not None and node != p.answer and node not in typed:
+                if node is not None and node not in typed:
                     typed[node] = classes
                     break
-        if typed == chosen.typed:
-            return chosen
-        nodes = tuple(dataclasses.replace(n, known=True) if v in typed else n for v, n in enumerate(p.nodes))
-        return dataclasses.replace(chosen, pattern=dataclasses.replace(p, nodes=nodes), typed=typed)
+        return _with_typed(chosen, typed)
 
     def _spells_relation(self, question: str, noun: TypeMention) -> bool:
         """Whether ``noun`` and the word after it spell a relation's whole label ("what two-letter *country code*"
@@ -739,7 +733,11 @@ class QuestionAnswerer:
                 needed = needed | frozenset(named)
             when = asks_time(question)
             # "when was X given *the Nobel Prize*"; "the DBpedia links *of the cities* they died in"
-            through = passed_classes(question, spans, linked.types, modifiers, self.graph, of_value=when is None)
+            through = (
+                passed_classes(question, spans, linked.types, modifiers, self.graph, of_value=when is None)
+                if when or when is None
+                else []
+            )
             # "which country is the city of X's *institution* in": the first step from X reaches an institution
             owned = self._genitive_classes(question, spans, linked.types, asked) if asked or when is not None else []
             owned += self._clause_classes(question, spans)  # "born in the *town* X died in": X's step reaches one
@@ -803,13 +801,13 @@ class QuestionAnswerer:
         if every and (not answers or every[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
             answers = every
         # a walk back to its entity by other triples (a parallel relation) is no evidence either, and the SPARQL
-        # shown says that those nodes are not the entity; one back over the same triple stays (homomorphic SPARQL)
-        came_back = {
-            m: _came_back(m, shape.pattern, shape.anchors) for m, shape in matched if not walks_back(m, shape.pattern)
-        }
-        apart = set().union(*came_back.values()) if came_back else set()
-        if answers is not every and apart:
-            matched = [(m, shape) for m, shape in matched if not came_back.get(m)]
+        # shown says that those nodes are not the entity; without one, a walk back over the same triple stays in the
+        # evidence (the SPARQL is homomorphic)
+        came_back = {m: _came_back(m, shape.pattern, shape.anchors) for m, shape in matched}
+        by_others = [came_back[m] for m, shape in matched if not walks_back(m, shape.pattern)]
+        apart = set().union(*by_others) if by_others else set()
+        if answers is not every and apart:  # none of the evidence comes back to the entity, as the FILTER says
+            matched = [(m, shape) for m, shape in matched if not came_back[m]]
             pattern_graph = self._pattern_graph(chosen, spans, opts, apart=apart)
             base["pattern"], base["sparql"] = pattern_graph, pattern_graph.sparql
         evidence = [self._evidence(rank, m, shape) for rank, (m, shape) in enumerate(matched, start=1)]
@@ -1309,6 +1307,15 @@ def walks_back(match: Match, pattern: Pattern, anchors: Collection[int] = ()) ->
             if {edges[e].head, edges[e].tail} & {edges[f].head, edges[f].tail}:
                 return True
     return False
+
+
+def _with_typed(chosen: _Chosen, typed: dict[int, frozenset[int]]) -> _Chosen:
+    """``chosen`` with the pattern nodes of ``typed`` kept to instances of their classes (known nodes)."""
+    if typed == chosen.typed:
+        return chosen
+    p = chosen.pattern
+    nodes = tuple(dataclasses.replace(n, known=True) if v in typed else n for v, n in enumerate(p.nodes))
+    return dataclasses.replace(chosen, pattern=dataclasses.replace(p, nodes=nodes), typed=typed)
 
 
 def _came_back(match: Match, pattern: Pattern, anchors: Collection[int]) -> set[tuple[int, int]]:

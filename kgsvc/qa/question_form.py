@@ -141,7 +141,7 @@ _RELATIONAL = re.compile(r"(?:the\s+)?(?:[\w'-]+\s+){1,3}of\b", re.IGNORECASE)
 _WHO = re.compile(
     r"^\W*(?:(?:with|to|by|for|from|of|among)\s+)?(?:who|whom)\b"
     r"|^\W*(?:of|among|from|between)\b[^,]*,\s*(?:who|whom)\b|\b(?:who|whom)\W*$"
-    r"|(?:[:;]|\s[—–-])\s*(?:who|whom)\b",
+    r"|[:;]\s*(?:who|whom)\b",
     re.IGNORECASE,
 )
 

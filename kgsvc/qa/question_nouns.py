@@ -82,7 +82,8 @@ _NEXT_WORD = re.compile(r"\s+([^\W\d_][\w-]*)")
 #: A noun after this is the thing a value is asked of ("the DBpedia links *of* the cities …"), not the asked noun
 #: ("which *of* …", "how many *of* …", "the name *of* the city where …").
 _OF_VALUE = re.compile(
-    r"\b(?!(?:which|what|many|much|some|any|all|each|none|most|both|either|neither|one|few|several|name|names)\b)"
+    r"\b(?!(?:which|what|many|much|some|any|all|each|none|most|both|either|neither|one|few|several|name|names|list"
+    r"|lists|number|numbers|count|kind|kinds|sort|sorts|type|types|set|group)\b)"
     r"[^\W\d_]{3,}\s+(?:of|for)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
@@ -117,9 +118,12 @@ _CLAUSE_END = re.compile(
 _SAME_NOUN = re.compile(r"\bsame\s+([^\W\d_]+)\s+as\s+(?:the\s+)?$", re.IGNORECASE)
 #: What lies between an entity and the noun its genitive names ("X|'s |institution").
 _GENITIVE = re.compile(r"\s*['\u2019]s\s+")
-#: A possessive pronoun and one word right before a class noun: the genitive of the entity named before it ("How
-#: many laureates besides X died in *his death* city?"; not "*its* laureates", which may be anyone's).
-_PRONOUN_BEFORE = re.compile(r"\b(?:his|her|its|their)\s+[^\W\d_][\w-]*\s+$", re.IGNORECASE)
+#: A relative pronoun right after a noun: the clause describes it ("the laureates *who* died in X").
+_RELATIVE_AFTER = re.compile(r"\s+(?:who|whom|whose|that|which)\b", re.IGNORECASE)
+#: A singular possessive pronoun and one word right before a class noun: the genitive of the entity named before it
+#: ("How many laureates besides X died in *his death* city?"; not "*its* laureates", which may be anyone's, nor
+#: "*their* birth country", which is the answers' own).
+_PRONOUN_BEFORE = re.compile(r"\b(?:his|her|its)\s+[^\W\d_][\w-]*\s+$", re.IGNORECASE)
 #: Between an entity and the class noun that ends a "what is X's …" question: the genitive, at most one word.
 _OWNED_BEFORE = re.compile(r"\s*['\u2019]s\s+(?:[^\W\d_][\w-]*\s+)?")
 #: After that class noun: the end of the question, or one word of an "of" phrase first ("city *of birth*").
@@ -170,8 +174,8 @@ def passed_classes(
     for t in named_class_nouns(question, spans, types, modifiers):
         if any(m.start == t.start for m in modifiers) or linked & set(t.classes):
             continue
-        if of_value and not _OF_VALUE.search(question[: t.start]):
-            continue
+        if of_value and (not _OF_VALUE.search(question[: t.start]) or _RELATIVE_AFTER.match(question, t.end)):
+            continue  # "a list of the *laureates* who died in X": the laureates are asked for
         follows = next_word(question, t.end)
         if follows is not None and not (
             of_value and any(s.start > t.end and not question[t.end : s.start].strip() for s in spans)
