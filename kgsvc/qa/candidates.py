@@ -68,6 +68,7 @@ __all__ = [
     "step_share",
     "steps_into",
     "verbalise",
+    "walk_nodes",
 ]
 
 RelStep = tuple[int, bool]
@@ -427,17 +428,10 @@ def candidate_pattern(
     for _branch, label in zip(candidate.branches, anchor_labels, strict=True):
         nodes.append(PatternNode(label, True))
         names.append(label)
-    answer = None
-    hidden = 0
-    chains: list[list[int]] = []
-    for b, branch in enumerate(candidate.branches):
-        chain = [b]
-        for _ in branch.steps[:-1]:
-            hidden += 1
-            nodes.append(PatternNode(f"UNKNOWN node {hidden}", False))
-            names.append(f"?x{hidden}")
-            chain.append(len(nodes) - 1)
-        chains.append(chain)
+    chains = [[b, *walked] for b, walked in enumerate(walk_nodes(candidate))]
+    for hidden in range(1, sum(len(chain) for chain in chains) - len(chains) + 1):
+        nodes.append(PatternNode(f"UNKNOWN node {hidden}", False))
+        names.append(f"?x{hidden}")
     nodes.append(PatternNode("UNKNOWN answer", False))
     names.append("?answer")
     answer = len(nodes) - 1
@@ -447,6 +441,20 @@ def candidate_pattern(
             head, tail = (a, b) if outgoing else (b, a)
             edges.append(PatternEdge(head, tail, relation_labels[relation], True))
     return Pattern(tuple(nodes), tuple(edges), answer), names
+
+
+def walk_nodes(candidate: CandidatePattern) -> list[list[int]]:
+    """For each branch of ``candidate``, the pattern nodes its steps pass before the answer, numbered as
+    :func:`candidate_pattern` numbers them (the anchors first, then each branch's intermediate nodes in order).
+
+    >>> walk_nodes(CandidatePattern((Branch(0, 7, ((1, True), (2, True))), Branch(1, 8, ((3, False),))), 4))
+    [[2], []]
+    """
+    chains, hidden = [], len(candidate.branches)
+    for branch in candidate.branches:
+        chains.append(list(range(hidden, hidden + len(branch.steps) - 1)))
+        hidden += len(branch.steps) - 1
+    return chains
 
 
 def verbalise(

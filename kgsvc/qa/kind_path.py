@@ -1315,8 +1315,16 @@ class _KindPath:
         return [a for a in attributes if a.kind in kinds]
 
     def compared(self) -> tuple[list[int], Attribute, dict[int, list[tuple[Match, _Chosen]]]]:
-        """The best node of each compared mention (:meth:`pair`), the attribute they share, and each one's value
-        evidence."""
+        """The best node of each compared mention (:meth:`pair`), the attribute they share (:meth:`shared_attribute`),
+        and each one's value evidence."""
+        nodes, attribute = self.shared_attribute()
+        t0 = time.perf_counter()
+        evidence = {i: self.value_matches(i, n, attribute) for i, n in enumerate(nodes)}
+        self.timings["match"] = time.perf_counter() - t0
+        return nodes, attribute, evidence
+
+    def shared_attribute(self) -> tuple[list[int], Attribute]:
+        """The best node of each compared mention (:meth:`pair`) and the attribute they share."""
         nodes = [self.valued(s) for s in self.pair() if s.nodes]
         attributes = self.attributes_of(nodes)
         shared = [a for a in attributes if all(n in a.values for n in nodes)]
@@ -1326,10 +1334,7 @@ class _KindPath:
         )
         if attribute is None:
             raise _Refused("the compared entities share no date or number to compare")
-        t0 = time.perf_counter()
-        evidence = {i: self.value_matches(i, n, attribute) for i, n in enumerate(nodes)}
-        self.timings["match"] = time.perf_counter() - t0
-        return nodes, attribute, evidence
+        return nodes, attribute
 
     def events(self, nodes: Sequence[int]) -> tuple[Attribute, Attribute] | None:
         """The date each of two compared mentions' own words name, when they name two different ones ("Did X *die*
@@ -1468,14 +1473,12 @@ class _KindPath:
         if self.kind.constant is not None or len(self.spans) < 2:
             return self.compare_constant()
         assert cue is not None
-        nodes, attribute, found = self.compared()
+        nodes, attribute = self.shared_attribute()
         greater = greater_wins(cue, attribute.kind)
-        own = self.events(nodes) if attribute.kind == "date" else None
-        each = own or (attribute, attribute)
-        if own is not None:
-            t0 = time.perf_counter()
-            found = {i: self.value_matches(i, n, each[i]) for i, n in enumerate(nodes)}
-            self.timings["match"] += time.perf_counter() - t0
+        each = (self.events(nodes) if attribute.kind == "date" else None) or (attribute, attribute)
+        t0 = time.perf_counter()
+        found = {i: self.value_matches(i, n, each[i]) for i, n in enumerate(nodes)}
+        self.timings["match"] = time.perf_counter() - t0
         keys = {
             i: [
                 (k, m)

@@ -66,7 +66,7 @@ from kgsvc.errors import LLMError, MatchError
 from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.aggregate import date_relations, literal_parts
-from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_pattern, verbalise
+from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_pattern, verbalise, walk_nodes
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.keeps import CandidateFilters
@@ -381,14 +381,9 @@ class QuestionAnswerer:
         candidate = chosen.candidate
         assert candidate is not None
         typed = dict(chosen.typed)
-        hidden = len(candidate.branches)  # pattern nodes as candidate_pattern numbers them: anchors, then the walk's
-        chains = []
-        for branch in candidate.branches:
-            chains.append(list(range(hidden, hidden + len(branch.steps) - 1)))
-            hidden += len(branch.steps) - 1
         for classes in through:
             instances = self.graph.instances(classes)
-            for branch, chain in zip(candidate.branches, chains, strict=True):
+            for branch, chain in zip(candidate.branches, walk_nodes(candidate), strict=True):
                 walk = branch_walk(self.graph.snapshot, dataclasses.replace(branch, steps=branch.steps[:-1]))
                 node = next(
                     (v for v, (_, ends) in zip(chain, walk, strict=False) if not instances.isdisjoint(ends)), None
@@ -795,7 +790,9 @@ class QuestionAnswerer:
         matched = _own_matches(matched)
         matches = [m for m, _ in matched]
         anchors = {m.node_map[v] for m, shape in matched for v in shape.anchors} if opts.node_reuse else set()
-        plain = [m for m, shape in matched if not walks_back(m, shape.pattern, shape.anchors)]
+        over_triple = {m: walks_back(m, shape.pattern) for m, shape in matched}
+        came_back = {m: _came_back(m, shape.pattern, shape.anchors) for m, shape in matched}
+        plain = [m for m, _ in matched if not over_triple[m] and not came_back[m]]  # walks_back with the anchors
         answers = _rank_answers(plain, self.graph, exclude=anchors)
         every = _rank_answers(matches, self.graph, exclude=())
         if every and (not answers or every[0].gsd < answers[0].gsd):  # "the mother of X 's son" is X
@@ -803,9 +800,7 @@ class QuestionAnswerer:
         # a walk back to its entity by other triples (a parallel relation) is no evidence either, and the SPARQL
         # shown says that those nodes are not the entity; without one, a walk back over the same triple stays in the
         # evidence (the SPARQL is homomorphic)
-        came_back = {m: _came_back(m, shape.pattern, shape.anchors) for m, shape in matched}
-        by_others = [came_back[m] for m, shape in matched if not walks_back(m, shape.pattern)]
-        apart = set().union(*by_others) if by_others else set()
+        apart = set().union(*(came_back[m] for m, _ in matched if not over_triple[m]))
         if answers is not every and apart:  # none of the evidence comes back to the entity, as the FILTER says
             matched = [(m, shape) for m, shape in matched if not came_back[m]]
             pattern_graph = self._pattern_graph(chosen, spans, opts, apart=apart)

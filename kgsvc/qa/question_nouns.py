@@ -280,10 +280,8 @@ def unread_class_nouns(
         for near in (_BEFORE_NOUN.search(question[: t.start]), _OF_AFTER_NOUN.match(question, t.end)):
             if near is None or _inside(near, spans) or fold(near.group(1)) in STOPWORDS:
                 continue
-            word = fold(near.group(1))
-            if any(in_label(word, label) and not in_label(head, label) for label in labels) and not any(
-                in_label(word, label) and in_label(head, label) for label in labels
-            ):
+            holding = [label for label in labels if in_label(fold(near.group(1)), label)]
+            if holding and not any(in_label(head, label) for label in holding):
                 return False
         return True
 
