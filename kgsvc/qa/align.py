@@ -112,9 +112,9 @@ def reading_order(
             continue
         for i in range(len(tokens) - len(words) + 1):
             if list(tokens[i : i + len(words)]) == words:
-                protected.update(i + k for k, w in enumerate(words) if w == "of")
+                protected.update(i + k for k, w in enumerate(words) if w in ("of", "'s"))
     entities = set(masks)
-    marker = [t == "'s" or (t == "of" and i not in protected) for i, t in enumerate(tokens)]
+    marker = [t in ("'s", "of") and i not in protected for i, t in enumerate(tokens)]
     segment, current = [], 0
     for i in range(len(tokens)):
         if marker[i]:

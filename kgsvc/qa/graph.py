@@ -138,6 +138,8 @@ class QAGraph:
     _classes: list[int] | None = field(default=None, repr=False)
     _times: frozenset[int] | None = field(default=None, repr=False)
     _links: dict[int, frozenset[str]] | None = field(default=None, repr=False)
+    _objects: list[tuple[int, list[int]]] | None = field(default=None, repr=False)
+    _by_relation: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = field(default=None, repr=False)
 
     @classmethod
     def from_index(cls, index: Any, *, name: str = "") -> QAGraph:
@@ -209,6 +211,36 @@ class QAGraph:
                 is_type = np.asarray(snapshot.triple_relations) == relation
                 self._classes = np.unique(np.asarray(snapshot.triple_tails)[is_type]).tolist()
         return self._classes
+
+    def relation_objects(self) -> list[tuple[int, list[int]]]:
+        """Each relation that has triples, with up to :data:`OBJECT_SAMPLE` of its objects evenly spaced in edge
+        order (as :func:`~kgsvc.qa.aggregate.sampled_objects`): what a relation could point to. O(triples log
+        triples) once, then cached."""
+        if self._objects is None:
+            tails = np.asarray(self.snapshot.triple_tails, dtype=np.int64)
+            self._objects = [
+                (r, tails[edges].tolist()) for r in range(self.snapshot.n_relations) if (edges := self._sampled(r)).size
+            ]
+        return self._objects
+
+    def relation_subjects(self, relation: int) -> list[int]:
+        """Up to :data:`OBJECT_SAMPLE` subjects of ``relation``'s triples, evenly spaced in edge order: what holds
+        it. O(triples log triples) once per graph, then O(sample)."""
+        heads: list[int] = np.asarray(self.snapshot.triple_heads, dtype=np.int64)[self._sampled(relation)].tolist()
+        return heads
+
+    def _sampled(self, relation: int) -> npt.NDArray[np.int64]:
+        """Up to :data:`OBJECT_SAMPLE` edge ids of ``relation``, evenly spaced in edge order (one stable sort of the
+        edges by relation, once)."""
+        if self._by_relation is None:
+            relations = np.asarray(self.snapshot.triple_relations, dtype=np.int64)
+            order = np.argsort(relations, kind="stable")
+            self._by_relation = order, np.searchsorted(relations[order], np.arange(self.snapshot.n_relations + 1))
+        order, bounds = self._by_relation
+        start, stop = int(bounds[relation]), int(bounds[relation + 1])
+        if stop <= start:
+            return np.zeros(0, np.int64)
+        return order[np.linspace(start, stop - 1, num=min(OBJECT_SAMPLE, stop - start)).astype(np.int64)]
 
     def link_relations(self) -> dict[int, frozenset[str]]:
         """The relations whose objects are links out of the graph, each with the words of its objects' hosts
@@ -304,6 +336,8 @@ class QAGraph:
 
 
 _LINKS_SAMPLE = 32
+#: Objects sampled per relation by :meth:`QAGraph.relation_objects`.
+OBJECT_SAMPLE = 64
 _HOST = re.compile(r"^<[a-z][a-z0-9+.-]*://([^/?#>:]+)", re.I)
 
 

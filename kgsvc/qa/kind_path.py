@@ -72,18 +72,17 @@ from kgsvc.qa.aggregate import (
     order_sparql,
     own_dates,
     pick_attribute,
-    sampled_objects,
     year_constant,
 )
 from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_ends, candidate_pattern
-from kgsvc.qa.exemplars import relation_key
+from kgsvc.qa.exemplars import mask_question, relation_key
 from kgsvc.qa.kinds import QuestionKind, constants, cue_window, date_part, period, shown
 from kgsvc.qa.link import LinkedSpan, TypeMention, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.question_nouns import blank_spans, says_shared, unread_class_nouns
-from kgsvc.qa.rank import RankedCandidate, class_filter, modified_classes, nearest_classes
+from kgsvc.qa.rank import RankedCandidate, class_filter, coordinates, modified_classes, nearest_classes
 from kgsvc.qa.result import Answer, AnswerTerm, Evidence, PatternGraph, PatternTriple, Term
-from kgsvc.qa.zeroshot import names_affiliation
+from kgsvc.qa.zeroshot import content_words, names_affiliation
 from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
 
@@ -140,8 +139,6 @@ _ANY = re.compile(r"\b(?:any|anyone|anybody|anything|someone|somebody|ever)\b", 
 #: The least cosine of a compared mention's own words to the label of the date they name (:meth:`_KindPath.events`;
 #: MiniLM: "died" ↔ *death date* 0.46, "born" ↔ *birth date* 0.56).
 _EVENT_WORDS = 0.3
-#: Objects read per relation to tell whether it could hold the entity as its object (:meth:`_KindPath.anything_at`).
-_OBJECT_SAMPLE = 64
 #: At most this many other things of the same classes are read to find the dates of a life
 #: (:meth:`_KindPath.life_dates`).
 _LIFE_PEERS = 500
@@ -556,6 +553,9 @@ class _KindPath:
                 raise
             classes, typed = frozenset(), None  # no path reaches the class: count what the best path reaches
             ranked = self.select(self.words)
+        none = self.none_counted(ranked, classes) if len(self.spans) == 1 else None
+        if none is not None:
+            return none
         c = ranked.candidate
         # "died in the same *city* as X", "share X's *city* of birth": X's value of that class, not its country too
         owned = [
@@ -594,6 +594,78 @@ class _KindPath:
             evidence=self.evidence(matched),
             complete=complete,
         )
+
+    def none_counted(self, chosen: RankedCandidate, classes: frozenset[int]) -> Answer | None:
+        """0, for a count with one mention whose words name a relation into the entity that the graph does not hold
+        there ("How many laureates died in X?" where none died in X: not the number *born* in X), or two relations
+        no one thing holds both of ("how many were *born and died* in X", for a question that coordinates two
+        words, :func:`~kgsvc.qa.rank.coordinates`). The one-step relations into the entity are ranked with the
+        paths the graph holds, those it could hold as in :meth:`anything_at` and that things of the counted
+        ``classes`` hold; ``None`` unless ``chosen`` (the count's own path) takes one step into the entity and one
+        of them, held by nothing there, ranks above it, each of its relations named by a word the question writes
+        besides the counted noun (by the lexicon's margin: in "how many *members* does X have" the blanked noun
+        leaves nothing to name another relation by).
+
+        Notes
+        -----
+        O(triples log triples) once per graph for the relations' objects, then one ranking with one candidate per
+        relation (and per pair of them, for a coordination).
+        """
+        span = self.spans[0]
+        if not span.nodes or not all(len(b.steps) == 1 and not b.steps[0][1] for b in chosen.candidate.branches):
+            return None  # a path of several steps, or out of the entity ("how many members does X have")
+        anchor = span.nodes[0][0]
+        typed = self.graph.instances(classes) if classes else None
+        steps = self.steps_into(anchor, typed)
+        could = [CandidatePattern((Branch(0, anchor, step),), 0) for step in steps]
+        if coordinates(mask_question(self.words, [(span.start, span.end)])):
+            could += [
+                CandidatePattern((Branch(0, anchor, a), Branch(0, anchor, b)), 0)
+                for i, a in enumerate(steps)
+                for b in steps[i + 1 :]
+            ]
+        ranked = self.qa.ranker.rank(self.words, [span], self.opts, could)
+        top = next((r for r in ranked if r.candidate in could), None)
+        if top is None or top.score <= chosen.score:
+            return None
+        lexicon = self.qa.ranker.graph_lexicon
+        words = content_words(mask_question(self.words, [(span.start, span.end)]).replace("?", " "))
+        for b in top.candidate.branches:  # each relation named by a word the question writes (not the counted noun)
+            key = relation_key(self.graph.relation_labels[b.steps[0][0]])
+            if not any(lexicon.contrast(w, key) >= lexicon.tau for w in words if w.isalpha()):
+                return None
+        ends = candidate_ends(self.graph.snapshot, top.candidate) - {anchor}
+        if typed is not None:
+            ends &= typed
+        if ends:
+            return None
+        lines, filters = self.lines(top.candidate)
+        if classes:
+            lines += self.type_lines(classes)
+        said = " and ".join(repr(self.graph.relation_labels[b.steps[0][0]]) for b in top.candidate.branches)
+        said = f"both {said}" if len(top.candidate.branches) > 1 else said
+        text = f"0: nothing has {said} {span.text!r} in the graph (what the graph holds, not a fact about the world)."
+        return self.done(
+            self.pattern_graph(self.chosen(top), count_sparql(lines, filters=filters)),
+            text=text,
+            answers=[_count_term([])],
+            items=[],
+            evidence=[],
+        )
+
+    def steps_into(self, anchor: int, holders: frozenset[int] | None = None) -> list[tuple[tuple[int, bool], ...]]:
+        """The one-step walks into ``anchor`` by each relation that could hold it as its object, whether the graph
+        holds it there or not: a relation some of whose sampled objects are like it (:meth:`fits`), and, with
+        ``holders``, some of whose sampled subjects are among them (:meth:`~kgsvc.qa.graph.QAGraph.relation_objects`).
+        """
+        skip = set(self.skip_relations())
+        return [
+            ((relation, False),)
+            for relation, objects in self.graph.relation_objects()
+            if relation not in skip
+            and self.fits(set(objects), {anchor})
+            and (holders is None or not holders.isdisjoint(self.graph.relation_subjects(relation)))
+        ]
 
     def exists(self, counted: Answer, noun: str) -> Answer:
         """A count's answer as the yes/no answer of whether any counted item is what ``noun`` names ("Was any *woman*
@@ -1618,27 +1690,23 @@ class _KindPath:
         """A yes/no question with one mention that asks whether anything at all relates to it as the question says
         ("Did *any* Nobel laureate die in X?", "Did *anyone* die in X?", "Has a laureate *ever* …"): the one-step
         relations into the entity are ranked, those the graph holds there and those it could hold (a relation some of
-        whose objects are like the entity: :meth:`fits` on :data:`_OBJECT_SAMPLE` of them), so that what is asked is
-        read from the question's words and not from what the entity happens to have (X has a *birth place* of
-        someone, the question asks for a death). Yes when the best-ranked one holds at the entity, for an instance of
+        whose objects are like the entity: :meth:`fits` on a sample of them,
+        :meth:`~kgsvc.qa.graph.QAGraph.relation_objects`), so that what is asked is read from the question's words
+        and not from what the entity happens to have (X has a *birth place* of someone, the question asks for a
+        death). Yes when the best-ranked one holds at the entity, for an instance of
         the class the question names if it names one the entity is not of ("Nobel *laureate*"), no otherwise.
         ``None`` without such a word before the mention (:data:`_ANY`; "Does X have *any* children?" asks of X's own
         values) or a linked node, or when nothing is ranked.
 
         Notes
         -----
-        O(triples log triples) for the relations' objects (:func:`~kgsvc.qa.aggregate.sampled_objects`), then one
-        ranking with one candidate per relation."""
+        O(triples log triples) once per graph for the relations' objects, then one ranking with one candidate per
+        relation."""
         span = self.spans[0]
         if not span.nodes or not _ANY.search(self.question[: span.start]):
             return None  # "Does X have any children?" asks of X's own values
         anchor = span.nodes[0][0]
-        skip = set(self.skip_relations())
-        could = [
-            CandidatePattern((Branch(0, anchor, ((relation, False),)),), 0)
-            for relation, objects in sampled_objects(self.graph.snapshot, _OBJECT_SAMPLE)
-            if relation not in skip and self.fits(set(objects), {anchor})
-        ]
+        could = [CandidatePattern((Branch(0, anchor, step),), 0) for step in self.steps_into(anchor)]
         ranked = self.qa.ranker.rank(
             self.words, [span], self.opts, could, keep=lambda c: len(c.branches) == 1 and len(c.branches[0].steps) == 1
         )

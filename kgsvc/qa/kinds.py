@@ -125,7 +125,8 @@ _BARE = {
 _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will|would)\b(?!\s+you\b)", re.I)
 _COUNT = re.compile(
     r"(?:\bin\s+)?\bhow\s+many\b|\b(?:the|what)\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
-    r"|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b|^\s*count\b",
+    r"|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b|^\s*count\b"
+    r"|^\W*(?:the\s+)?total\s+(?=(?:[a-z]+\s+){0,2}[a-z]+s\b)",  # "Total Nobel Prizes won by …"
     re.I,
 )
 #: Numbers written as words in a tally (:data:`_TALLY`), beside :data:`_NUMBER_WORDS`.

@@ -126,6 +126,9 @@ _QUALIFIED_BEHIND = 8
 _QUALIFIED = re.compile(r"^(?P<name>.+?)\s*\((?P<qualifier>[^()]+)\)$")
 _SUBTITLE = re.compile(r"^(?P<name>.+?)(?:\s+-\s+|:\s+).+$")
 _PLACE = re.compile(r"^(?P<name>[^,]+),\s+(?P<qualifier>[^,]+)$")
+#: What ends or opens a clause: a word-set match (its words in any order) does not cross one ("born in *1949, list
+#: the Nobel* Prizes", "everyone with a *Nobel who died in 1917*").
+_CLAUSE_MARK = re.compile(r"[,;:?!]|\s[—–-]\s|\b(?:who|whom|whose|which)\b", re.IGNORECASE)
 #: The last word of an organisation's name that people leave out ("worked at Carnegie Mellon"): a name of two or more
 #: capitalised words before it is an alias (a one-word one only before :data:`_ACADEMIC_HEADS`: "Monsters
 #: University" is a film title too).
@@ -1096,6 +1099,8 @@ class EntityLinker:
         for start, end in self._ngrams(folded, taken):
             phrase = " ".join(folded[start:end].split())
             if " or " in f" {phrase} ":  # "… in Medicine *or* the 2002 Nobel …" joins two names, it is none
+                continue
+            if _CLAUSE_MARK.search(question, start, end):  # two clauses, no name
                 continue
             found = self.index.words_match(phrase)
             if not found:

@@ -67,6 +67,7 @@ from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.aggregate import date_relations, literal_parts
 from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_pattern, verbalise, walk_nodes
+from kgsvc.qa.coordination import joined, split_attributes
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.keeps import CandidateFilters
@@ -663,6 +664,9 @@ class QuestionAnswerer:
         question = form.text
 
         linked, spans = self._linked(question, opts)
+        both = self._coordinated(form, spans, options)  # "the date and place of X's death"
+        if both is not None:
+            return both
         said = self._same_as_named(question, spans)
         if said is not None:  # "born in the same country as the university": "born in <its country>"
             question = said
@@ -819,6 +823,30 @@ class QuestionAnswerer:
             timings=timings,
             complete=complete,
         )
+
+    def _coordinated(self, form: Reworded, spans: Sequence[LinkedSpan], options: dict[str, Any]) -> Answer | None:
+        """The answer to a question asking two attributes of one thing (:mod:`kgsvc.qa.coordination`): each asked
+        on its own and the two answers joined, when no linked entity is inside the coordination, the question asks
+        for things (no count, yes/no …) and both parts are grounded lookups; ``None`` otherwise."""
+        coordination = split_attributes(form.original)
+        if coordination is None:
+            return None
+        # a name the graph says things of; not a node that only labels a relation ("birth date" in a graph that
+        # describes its properties)
+        inside = [
+            form.original_span(s.start, s.end)
+            for s in spans
+            if s.nodes and self.graph.snapshot.degree(s.nodes[0][0]) > 1
+        ]
+        if any(start < coordination.b[1] and coordination.a[0] < end for start, end in inside):
+            return None
+        if classify(form.text, [(s.start, s.end) for s in spans]).kind != "lookup":
+            return None
+        first = self.ask(coordination.first, **options)
+        second = self.ask(coordination.second, **options) if first.grounded and first.kind == "lookup" else None
+        if second is None or not second.grounded or second.kind != "lookup":
+            return None
+        return joined(form.original, coordination, first, second)
 
     # -- linking -------------------------------------------------------------------------------------------------
 

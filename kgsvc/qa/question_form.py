@@ -52,13 +52,26 @@ _COMMAND = re.compile(
           (?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
           (?:tell|show|give|get|find(?:\s+out)?|list|name|identify|enumerate)\b(?:\s+(?P<pronoun>me|us))?
         | (?P<wish>i(?:'d|\s+would)\s+like\s+to\s+know | i\s+want\s+to\s+know | i\s+wonder | do\s+you\s+know
-          | i(?:'m|\s+am)\s+looking\s+for)
+          | i(?:'m|\s+am)\s+looking\s+for | i(?:'d|\s+would)\s+like(?=\s+(?:the\s+)?names?\s+of\b))
+        | (?P<need>i\s+(?:need|want)(?!\s+to\b))
         )
         (?:\s+all(?:\s+of)?)?\s+
         (?!(?:of|for|about|to|is|was|are|were|it|them|that|this|me|us|all|if|whether|everything|something|anything)\b)""",
     re.IGNORECASE | re.VERBOSE,
 )
 _QUESTION_WORD = re.compile(r"(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
+#: Whether there are any, then a request to name them ("Were any laureates born in X? *List them.*", "Are there any …?
+#: If so, who are they?"): the question is read as "which were the …?", the request left out.
+_ANY_THEN_LIST = re.compile(
+    r"^\W*(?:are|were|is|was)\s+(?:there\s+)?any\s+(?P<rest>[^?]+)\?\s*(?:(?:and\s+)?if\s+so\W*)?"
+    r"(?:(?:please\s+)?(?:list|name|show|give\s+me|tell\s+me)\s+(?:them|those|these|who\s+they\s+(?:are|were)"
+    r"|which\s+ones?)|(?:who|which(?:\s+ones?)?)\s+(?:are|were)\s+they|which\s+ones?|who)\W*$",
+    re.IGNORECASE,
+)
+#: "the names of whoever won …", "the names of everyone who …": asked for by "who".
+_NAMES_OF_WHOEVER = re.compile(
+    r"(?:the\s+)?names?\s+of\s+(?:whoever|(?:every(?:one|body)|those|(?:the\s+)?people)\s+who)\b", re.IGNORECASE
+)
 _PEOPLE_WHO = re.compile(
     r"(?:every(?:one|body)|any(?:one|body)|(?:all\s+)?(?:those|the\s+ones|the\s+people|people))\s+(?=who\b)",
     re.IGNORECASE,
@@ -200,6 +213,12 @@ def as_question(question: str) -> Reworded:
     >>> form = as_question("Was any woman among the winners of X?")
     >>> form.text, form.exists
     ('how many woman among the winners of X?', 'woman')
+    >>> as_question("I need Arthur Kornberg's place of death.").text
+    "Arthur Kornberg's place of death."
+    >>> as_question("Were any Nobel laureates born in Strassburg? List them.").text
+    'which were the Nobel laureates born in Strassburg?'
+    >>> as_question("I'd like the names of whoever won the medicine Nobel in 1919.").text
+    'who won the medicine Nobel in 1919.'
     >>> as_question("Is it true that X was born in Y?").text
     'Is it true that X was born in Y?'
     >>> as_question("the films that share actors with X were released in which years").text
@@ -211,6 +230,11 @@ def as_question(question: str) -> Reworded:
     courtesy = _PLEASE.search(question)
     if courtesy is not None and courtesy.start() > 0:
         return dataclasses.replace(as_question(question[: courtesy.start()]), original=question)
+    listed = _ANY_THEN_LIST.match(question)
+    if listed is not None:
+        rest, end = listed.span("rest")
+        opening = "which were the "
+        return Reworded(question, opening + question[rest:end] + "?", kept=rest, shift=len(opening) - rest)
     any_of = _ANY_AMONG.match(question)
     if any_of is not None:
         rest = any_of.end()
@@ -233,10 +257,12 @@ def as_question(question: str) -> Reworded:
     if command is None or _titled(question, command):
         return Reworded(question, question)
     rest = command.end()
-    if _QUESTION_WORD.match(question, rest) or _NUMBER_OF.match(question, rest):
-        opening = ""
+    if _QUESTION_WORD.match(question, rest) or _NUMBER_OF.match(question, rest) or command.group("need"):
+        opening = ""  # "I need X's date of death": what is needed, as written
     elif people := _PEOPLE_WHO.match(question, rest):
         rest, opening = people.end(), ""
+    elif names := _NAMES_OF_WHOEVER.match(question, rest):
+        rest, opening = names.end(), "who"
     elif _INDEFINITE.match(question, rest):
         return Reworded(question, question)
     elif _RELATIONAL.match(question, rest):
@@ -278,7 +304,7 @@ def _titled(question: str, command: re.Match[str]) -> bool:
     pronoun = command.group("pronoun")
     if pronoun is not None:
         return pronoun != pronoun.lower()
-    bare = command.group("polite") is None and command.group("asked") is None and command.group("wish") is None
+    bare = all(command.group(g) is None for g in ("polite", "asked", "wish", "need"))
     return bare and question[command.end() : command.end() + 1].isupper()
 
 

@@ -96,15 +96,19 @@ _SHARED_WORDS = SHARE_CUES | {"else"}
 #: Number words that stand between "which" and a noun ("which *two* laureates").
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten dozen few several many".split())
 #: A question that asks for a time ("when did …") or a place ("where was …"): its opening word.
-_WHEN_WHERE = re.compile(r"\W*(when|where)\b", re.IGNORECASE)
+_WHEN_WHERE = re.compile(
+    r"\W*(when|where)\b|.*?(?:[:;—–]|\s-\s)\s*(when|where)\s+(?:did|does|do|was|were|is|are|has|have|had)\b",
+    re.IGNORECASE | re.DOTALL,
+)
 #: A question that asks for a reason: "why …", "what" and an auxiliary with a "for" that ends it ("What did X win
 #: the Nobel for?", "What were the winners born in X recognised for?"), or a noun that names one ("the official
 #: *citation for* the 1994 peace prize", "the *motivation of* …").
 _REASON = re.compile(
     r"\W*why\b"
-    r"|\W*what\s+(?:did|does|do|was|were|is|are|has|have|had)\b.*\b(?:w[oi]n|receiv|get|got|earn|award|give|given|"
-    r"honou?r|recogni[sz]|cit)\w*\b.*\bfor\W*$"
-    r"|(?!\W*(?:who|whom|whose|where|when)\b).*\b(?:motivation|citation|reason|rationale)s?\s+(?:for|of|behind)\b",
+    r"|(?:.*?(?:[—–:;]|\s-\s)\s*)?\W*what\s+(?:did|does|do|was|were|is|are|has|have|had)\b.*?"
+    r"\b(?:w[oi]n|receiv|get|got|earn|award|give|given|honou?r|recogni[sz]|cit)\w*\b.*?\bfor(?:\W*$|\s*\?)"
+    r"|(?!\W*(?:who|whom|whose|where|when)\b).*\b(?:motivation|citation|reason|rationale)s?"
+    r"(?:\s+(?:for|of|behind)\b|\s*[.!?]*\s*$)",
     re.IGNORECASE | re.DOTALL,
 )
 #: The noun before a relative clause and its relative word, right before the clause's subject ("the *town* ", "the
@@ -200,14 +204,17 @@ def next_word(question: str, end: int) -> str | None:
 
 def asks_time(question: str) -> bool | None:
     """``True`` for a question that opens with "when" (it asks for a date or a time), ``False`` for one that opens
-    with "where" (a place: not a date), ``None`` otherwise ("which institution was X working at *when* …" asks for
+    with "where" (a place: not a date), also after a colon or a dash ("People born in X: *where* did they die?"),
+    ``None`` otherwise ("which institution was X working at *when* …" asks for
     an institution).
 
     >>> asks_time("When was Linda Buck born?"), asks_time("Where was she born?"), asks_time("Who won?")
     (True, False, None)
+    >>> asks_time("People born in X who won a Nobel: where did they die?")
+    False
     """
     m = _WHEN_WHERE.match(question)
-    return None if m is None else m.group(1).lower() == "when"
+    return None if m is None else (m.group(1) or m.group(2)).lower() == "when"
 
 
 def asks_reason(question: str) -> bool:
@@ -219,6 +226,10 @@ def asks_reason(question: str) -> bool:
     (False, False)
     >>> asks_reason("What was Marie Curie awarded the 1911 prize for?"), asks_reason("the motivation for X's prize")
     (True, True)
+    >>> asks_reason("X got credit for some Nobels — what were they awarded for?")
+    True
+    >>> asks_reason("What were X's prizes awarded for? I want the citations."), asks_reason("Who got the citation?")
+    (True, False)
     """
     return _REASON.match(question) is not None
 

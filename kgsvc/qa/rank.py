@@ -47,6 +47,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -64,7 +65,7 @@ from kgsvc.qa.candidates import (
     steps_into,
     verbalise,
 )
-from kgsvc.qa.exemplars import MASK, ExemplarSet, Signature, mask_question, relation_key
+from kgsvc.qa.exemplars import MASK, ExemplarSet, Signature, Step, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph, spaced
 from kgsvc.qa.link import STOPWORDS, LinkedSpan, fold
 from kgsvc.qa.options import QAOptions
@@ -78,6 +79,7 @@ from kgsvc.qa.zeroshot import (
     OF_PASSIVE,
     OF_PREDICATE,
     OF_SLOT,
+    SHARE_CUES,
     GraphLexicon,
     answer_ranges,
     class_words,
@@ -522,6 +524,14 @@ class CandidateRanker:
                 if any(b.steps and b.steps[0][0] in adjacent.get(b.mention, ()) for b in c.branches):
                     priors[i] += ADJACENT_STEP
                     parts[i]["adjacent"] = ADJACENT_STEP
+            # a step read off a word that another step's label already spells with another word of the question
+            # ("place of X's death": *death place*, then *contained in place* or *death place* walked back for
+            # "place") costs what a step no word names costs
+            spent = math.log(self.graph_lexicon.miss) / self.graph_lexicon.beta * opts.w_zero
+            for i, ((sig, used), _) in enumerate(items):
+                if len(sig) == 1 and len(sig[0]) >= 2 and self._spoken_for(views[used].masked, sig[0]):
+                    priors[i] += spent
+                    parts[i]["spoken_for"] = spent
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
         if keep is not None:
             order = [i for i in order if keep(items[i][1])]
@@ -558,6 +568,33 @@ class CandidateRanker:
             ranked.append(RankedCandidate(c, sig, priors[i] + opts.w_sim * sim, texts[pos], terms))
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
+
+    def _spoken_for(self, masked: str, steps: Sequence[Step]) -> bool:
+        """Whether the last step of the path ``steps`` is named only by words that an earlier step's label spells
+        with one more word of the question: the path without that step, which the graph holds too, reads the same
+        words. "place of X's death" spells *death place* whole, and a last step named by "place" alone (*contained
+        in place*, *death place* walked back) reads a word twice. A step that some other word names by the lexicon's
+        margin, a word written twice, and a question with a share cue ("the *same* place of death as X") keep the
+        path; so does a relation walked there and back by one word ("In Mexico, which city has been the
+        *birthplace* of the most laureates": born in Mexico, then where).
+
+        Notes
+        -----
+        O(steps · words · label words) stem tests and contrasts, each cached by the lexicon.
+        """
+        tokens, _ = question_tokens(masked)
+        if SHARE_CUES.intersection(tokens):
+            return False
+        counts = Counter(t for t in tokens if t not in FUNCTION_WORDS and t != fold(MASK))
+        lexicon = self.graph_lexicon
+        spelt = [
+            frozenset(w for w in counts if any(stem_match(w, part) for part in content_words(key))) for key, _ in steps
+        ]
+        b, (key, _) = len(steps) - 1, steps[-1]  # the last step: without it, the path is one the graph holds too
+        named = {w for w in counts if w in spelt[b] or lexicon.contrast(w, key) >= lexicon.tau}
+        return bool(named) and any(
+            len(spelt[a]) >= 2 and named <= spelt[a] and all(counts[w] == 1 for w in named) for a in range(b)
+        )
 
     def _adjacent_steps(
         self, question: str, spans: Sequence[LinkedSpan], candidates: Sequence[CandidatePattern]
@@ -1067,7 +1104,10 @@ def nearest_classes(
     → Organisation, "people" → Person); empty for a graph without classes. A class is read by its label and, since
     2026-11-27, by its members (:meth:`CandidateRanker.instance_centroid`): the larger cosine counts ("university"
     is 0.42 from the label *Organisation*, 0.43 from *City*, 0.77 from the organisations' names). Classes in
-    ``exclude`` (and those sharing their label) are passed over. One embedding per distinct text (cached by
+    ``exclude`` (and those sharing their label) are passed over. An agent noun is also read as its doer
+    (:func:`agent_paraphrase`: "winners" as "someone who wins"), a class label's cosine to the doer counting where it
+    reaches :data:`CLASS_MIN_COS` and is the larger: MiniLM puts "winners" nearer *Nobel Prize* (0.51) than *Person*
+    (0.30), "someone who wins" at *Person* 0.53 (2026-11-29, fifth). One embedding per distinct text (cached by
     ``ranker``): on first use, each class label and 16 member labels of each class with enough members."""
     skip = {graph.node_labels[c] for c in exclude}
     by_label: dict[str, list[int]] = {}
@@ -1083,10 +1123,36 @@ def nearest_classes(
         centroid = ranker.instance_centroid(by_label[label])
         if centroid is not None:
             cosines[at] = max(float(cosines[at]), float(centroid @ vectors[0]))
+    doer = agent_paraphrase(noun, ranker.graph_lexicon.vocabulary)
+    if doer is not None:  # the doer's label cosine where it reaches CLASS_MIN_COS whatever ``least`` is
+        as_doer = vectors[1:] @ ranker.vectors([doer])[0]
+        cosines = np.maximum(cosines, np.where(as_doer >= CLASS_MIN_COS, as_doer, -1.0))
     best = int(np.argmax(cosines))
     if float(cosines[best]) < least:
         return frozenset()
     return frozenset(by_label[labels[best]])
+
+
+def agent_paraphrase(noun: str, vocabulary: Collection[str]) -> str | None:
+    """The doer an agent noun names: "someone who wins" for "winners" (the last word of ``noun`` less "-er(s)" /
+    "-or(s)" and a doubled last letter) when that stem is a whole word of ``vocabulary`` (the embedder's, so that
+    "numbers" and "members" have none); ``None`` otherwise. English only.
+
+    >>> agent_paraphrase("winners", {"win"}), agent_paraphrase("the directors", {"direct"})
+    ('someone who wins', 'someone who directs')
+    >>> agent_paraphrase("members", {"win"}) is None, agent_paraphrase("laureates", {"laureate"}) is None
+    (True, True)
+    """
+    words = noun.casefold().split()
+    word = words[-1] if words else ""
+    for suffix in ("ers", "ors", "er", "or"):
+        stem = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(stem) < 3:
+            continue
+        stem = stem[:-1] if stem[-1] == stem[-2] else stem  # "winn" → "win"
+        if stem in vocabulary:
+            return f"someone who {stem}s"
+    return None
 
 
 def modified_classes(

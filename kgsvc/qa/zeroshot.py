@@ -59,7 +59,12 @@ writer of X", :data:`OF_PASSIVE`), forward to an agent that is the asked wh-word
 back, and a participle before "by" with a noun-phrase agent explains no step at the entity ("the movies *starred* by
 X actors": the agent's noun says that one). Since 2026-11-29 (third): a class noun that a clause about its referent
 follows ("which *laureates* who died in X", :func:`clause_heads`) or that a verb takes as object ("won *their
-Nobel*", :func:`predicate_nouns`) names no step. Each step that no word aligns to costs ``log(miss)``. Fed to the
+Nobel*", :func:`predicate_nouns`) names no step. Since 2026-11-29 (fifth): a classifier noun that spells no label
+("what *sort* of movie") names the one relation whose label has one (*has genre*,
+:meth:`GraphLexicon.classification`), and a word of tagging ("what *words* describe X", "*describe* X") the one
+relation whose label tags (*has tags*, :meth:`GraphLexicon.tagging`); a two-word label written the other way round
+around the entity's genitive ("the *place* of X's *death*") is one relation mention (:func:`reversed_labels`). Each
+step that no word aligns to costs ``log(miss)``. Fed to the
 monotone Viterbi alignment of
 :meth:`kgsvc.qa.align.RelationLexicon.scorer`, a candidate path scores by how many of the question's relation
 mentions it explains, in reading order: a one-hop path leaves the second relation's words unexplained ("which
@@ -575,15 +580,19 @@ def reversed_labels(tokens: Sequence[str], labels: Sequence[str]) -> frozenset[s
 
     >>> sorted(reversed_labels("what are the dates of death of X".split(), ["death date", "member of"]))
     ['dates of death']
+    >>> sorted(reversed_labels("the place of x 's death".split(), ["death place"]))
+    ["place of x 's death"]
     """
     found = set()
     pairs = [words for label in labels if len(words := content_words(label)) == 2]
     for k in range(1, len(tokens) - 1):
         if tokens[k] != "of":
             continue
-        a, b = tokens[k - 1], tokens[k + 1]
+        # "the place of X 's death": the label split by the entity it is said of (2026-11-29)
+        between = 2 if tokens[k + 2 : k + 3] == ["'s"] and k + 3 < len(tokens) else 0
+        a, b = tokens[k - 1], tokens[k + 1 + between]
         if any(stem_match(a, last) and stem_match(b, first) for first, last in pairs):
-            found.add(f"{a} of {b}")
+            found.add(" ".join(tokens[k - 1 : k + 2 + between]))
     return frozenset(found)
 
 
@@ -925,6 +934,11 @@ def phrasings(steps: Sequence[tuple[str, bool]]) -> list[str]:
 #: words, no graph's relation; :meth:`GraphLexicon.similarity` reads them as a relation of
 #: :attr:`GraphLexicon.schemes`.
 CLASSIFIER_NOUNS = frozenset("field area discipline subject domain category kind type sort class genre branch".split())
+#: Words that ask for the words a thing is tagged with ("what *words* describe X", "what *topics* is X about",
+#: "*describe* X"), and the words of a label that tags things (*has tags*, *keywords*, *subject*): English words, no
+#: graph's relation; :meth:`GraphLexicon.similarity` reads the first as the one relation with one of the second.
+TAG_WORDS = frozenset("word term keyword topic theme descriptor tag describe description".split())
+TAG_LABEL_WORDS = frozenset("tag tags keyword keywords topic topics theme themes subject subjects".split())
 #: Nouns that ask for a link out of the graph ("the DBpedia *link* for X", "its Wikidata *URI*"): English words, no
 #: graph's relation; :meth:`GraphLexicon.similarity` reads them as a relation of :attr:`GraphLexicon.links`.
 LINK_NOUNS = frozenset("link uri url iri resource page entry identifier".split())
@@ -1030,6 +1044,8 @@ class GraphLexicon(RelationLexicon):
     _bare_names: dict[str, bool] = field(default_factory=dict, repr=False)
     _contrasts: dict[tuple[str, str, str, bool], float] = field(default_factory=dict, repr=False)
     _rivals: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _classification: str | None = field(default=None, repr=False)
+    _tagging: str | None = field(default=None, repr=False)
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -1062,6 +1078,10 @@ class GraphLexicon(RelationLexicon):
             sim = 1.0
         elif key in self.schemes and len(self.schemes) == 1 and self.classifies(word):
             sim = 1.0  # "in which *field*" spells the graph's one classification
+        elif key == self.classification() and self.classifies(word):
+            sim = 1.0  # "what *sort* of movie is X" spells the one relation a classifier noun labels (*has genre*)
+        elif key == self.tagging() and self.asks_tags(word):
+            sim = 1.0  # "what *words* describe X" spells the one relation that tags things (*has tags*)
         elif key in self.links and (word in self.links[key] or self.names_link(word)):
             sim = 1.0  # "the *DBpedia* *link* of X" spells the relation whose objects are DBpedia's IRIs
         else:
@@ -1072,6 +1092,28 @@ class GraphLexicon(RelationLexicon):
                 sim = max(float(v @ self._vectors[t]) for t in [key, *parts] if t in self._vectors)
         self._sims[(word, key)] = sim
         return sim
+
+    def classification(self) -> str | None:
+        """The one relation label with a noun of :data:`CLASSIFIER_NOUNS` among its words (*has genre*; "type" and
+        "class" excepted, the words of ``rdf:type``), if exactly one label has one."""
+        if self._classification is None:
+            nouns = CLASSIFIER_NOUNS - {"type", "class"}
+            found = {k for k in self.labels if any(w in nouns for w in content_words(k))}
+            self._classification = next(iter(found)) if len(found) == 1 else ""
+        return self._classification or None
+
+    def tagging(self) -> str | None:
+        """The one relation label with a word of :data:`TAG_LABEL_WORDS` (*has tags*), if exactly one has."""
+        if self._tagging is None:
+            found = {k for k in self.labels if TAG_LABEL_WORDS.intersection(content_words(k))}
+            self._tagging = next(iter(found)) if len(found) == 1 else ""
+        return self._tagging or None
+
+    def asks_tags(self, word: str) -> bool:
+        """Whether ``word`` is one of :data:`TAG_WORDS` (by stem) that spells no relation label of the graph."""
+        return any(stem_match(word, t) for t in TAG_WORDS) and not any(
+            stem_match(word, p) for label in self.labels for p in content_words(label)
+        )
 
     def names_link(self, word: str) -> bool:
         """Whether ``word`` is a noun of :data:`LINK_NOUNS` that spells no relation label of the graph."""
