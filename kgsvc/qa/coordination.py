@@ -39,7 +39,9 @@ _TOPIC = re.compile(
     r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*[+&]\s*)(?P<b>[^,+&:—–]+?)(?P<end>(?:\s*,?\s*please)?\s*[?.!]*\s*)$",
     re.IGNORECASE,
 )
-_WH = frozenset({"when", "where", "who", "what", "which"})
+_WH = frozenset({"when", "where", "who", "what", "which", "why", "how"})
+#: "both the writer and director of X", "also …": one thing that is both, not two questions.
+_BOTH = re.compile(r"\b(?:both|also|either|neither|at\s+once)\s+(?:the\s+|a\s+|an\s+)?$", re.IGNORECASE)
 #: Words that make a conjunct a clause or a phrase with its own grammar, not a thing asked of the topic.
 _GRAMMAR = frozenset(
     "a an the of in on at for to by with from is are was were be do does did has have had it they he she his her their"
@@ -87,6 +89,8 @@ def split_attributes(question: str) -> Coordination | None:
     'Give me the DBpedia URI for the University of Edinburgh.'
     >>> split_attributes("Who was born and died in the same city?") is None
     True
+    >>> split_attributes("Who was both the writer and director of Inception?") is None
+    True
     >>> split_attributes("Which laureates of the Faculty of Arts and Sciences of Harvard died in 1990?") is None
     True
     """
@@ -104,7 +108,7 @@ def split_attributes(question: str) -> Coordination | None:
             b = b.rstrip("?.!")
             after = question[b0 + len(b) :]
             a0 = conj.start() - len(a)
-            if not _plain(b, False):
+            if not _plain(b, False) or _BOTH.search(question[:a0]):
                 continue
             if not (_OF.match(after) or (_END.fullmatch(after) and _GENITIVE.search(question[:a0]))):
                 continue
@@ -152,18 +156,21 @@ def _plain(conjunct: str, opens: bool) -> bool:
     )
 
 
-def joined(question: str, coordination: Coordination, first: Answer, second: Answer) -> Answer:
-    """One :class:`Answer` to ``question`` from the answers to its two parts (module docstring).
+def joined(question: str, coordination: Coordination, first: Answer, second: Answer) -> Answer | None:
+    """One :class:`Answer` to ``question`` from the answers to its two parts (module docstring); ``None`` when
+    their SPARQL cannot be written as one UNION (a part that orders or limits its rows).
 
     ``answers``: the first part's then the second's not already given; ``evidence``: both, ranked in that order;
     ``sparql``: the UNION of the two SELECTs; ``pattern``: the first part's triples, then the second's with their
     variables (but ``?answer``) renamed, read as two alternatives by that SPARQL; ``text``: each noun with its part's
     text; ``mentions``: the first part's, then the second's of other spans, in the original question's offsets.
     """
+    sparql = _union(first.sparql, second.sparql)
+    if sparql is None:
+        return None
     seen = {(a.kind, a.value) for a in first.answers}
     answers = [*first.answers, *(a for a in second.answers if (a.kind, a.value) not in seen)]
     evidence = [e.model_copy(update={"rank": i}) for i, e in enumerate([*first.evidence, *second.evidence], 1)]
-    sparql = _union(first.sparql, second.sparql)
     pattern = None
     if first.pattern is not None and second.pattern is not None:
         renamed = [
@@ -174,7 +181,7 @@ def joined(question: str, coordination: Coordination, first: Answer, second: Ans
             triples=[*first.pattern.triples, *renamed],
             answer=first.pattern.answer,
             source=first.pattern.source,
-            sparql=sparql or first.pattern.sparql,
+            sparql=sparql,
         )
     mentions = _mentions(coordination, 0, first.mentions)
     spans = {(m.start, m.end) for m in mentions}
@@ -206,6 +213,10 @@ def _mentions(coordination: Coordination, part: int, mentions: list[Mention]) ->
     return out
 
 
+#: A SPARQL variable of the bodies the pattern renders (not a "?" inside an IRI: "…/page?id=1").
+_VARIABLE = re.compile(r"(?<![\w/=&<])\?[A-Za-z_]\w*")
+
+
 def _renamed(term: str) -> str:
     return f"{term}_2" if term.startswith("?") and term != "?answer" else term
 
@@ -217,4 +228,5 @@ def _union(first: str | None, second: str | None) -> str | None:
         if query is None or not query.startswith("SELECT DISTINCT ?answer WHERE {") or not query.endswith("}"):
             return None
         bodies.append(query[query.index("{") + 1 : -1].strip("\n"))
-    return "SELECT DISTINCT ?answer WHERE {\n  {\n" + bodies[0] + "\n  }\n  UNION\n  {\n" + bodies[1] + "\n  }\n}"
+    second = _VARIABLE.sub(lambda m: _renamed(m.group(0)), bodies[1])  # as in the pattern's triples (not ?answer)
+    return "SELECT DISTINCT ?answer WHERE {\n  {\n" + bodies[0] + "\n  }\n  UNION\n  {\n" + second + "\n  }\n}"

@@ -126,7 +126,10 @@ _AUX = re.compile(r"^\s*(is|are|was|were|did|does|do|has|have|had|can|could|will
 _COUNT = re.compile(
     r"(?:\bin\s+)?\bhow\s+many\b|\b(?:the|what)\s+(?:total\s+)?(?:number|count)\s+of\b|\ba\s+count\s+of\b"
     r"|^\W*(?:total\s+)?(?:number|headcount|tally)\s+of\b|^\s*count\b"
-    r"|^\W*(?:the\s+)?total\s+(?=(?:[a-z]+\s+){0,2}[a-z]+s\b)",  # "Total Nobel Prizes won by …"
+    # "Total Nobel Prizes won by …": a plural noun, no auxiliary, and no question word after ("Total Recall was
+    # directed by whom?" is a title)
+    r"|^\W*(?:the\s+)?total\s+(?=(?:[a-z]+\s+){0,2}(?!(?:was|is|has|does|as|his|its|this)\b)[a-z]+s\b)"
+    r"(?!.*\b(?:whom|what|which|when|where|why|how)\b)",
     re.I,
 )
 #: Numbers written as words in a tally (:data:`_TALLY`), beside :data:`_NUMBER_WORDS`.

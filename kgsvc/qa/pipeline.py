@@ -127,7 +127,10 @@ from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
 from kgsvc.retrieval.search import top_k_subgraphs
 
-__all__ = ["QAOptions", "QuestionAnswerer", "walks_back"]
+__all__ = ["MAX_QUESTION_CHARS", "QAOptions", "QuestionAnswerer", "walks_back"]
+
+#: The longest question read: a question is a sentence or two, and the readings' patterns are bounded by it.
+MAX_QUESTION_CHARS = 1000
 
 log = logging.getLogger(__name__)
 
@@ -650,12 +653,14 @@ class QuestionAnswerer:
         Raises
         ------
         ValueError
-            For an empty question.
+            For an empty question, or one longer than :data:`MAX_QUESTION_CHARS`.
         TypeError
             For an unknown option.
         """
         if not question or not question.strip():
             raise ValueError("question must be a non-empty string")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise ValueError(f"the question has {len(question)} characters; at most {MAX_QUESTION_CHARS} are read")
         opts = QAOptions.from_kwargs(**{**self.options.__dict__, **options})
         timings: dict[str, float] = {}
         started = time.perf_counter()
@@ -842,6 +847,8 @@ class QuestionAnswerer:
             return None
         if classify(form.text, [(s.start, s.end) for s in spans]).kind != "lookup":
             return None
+        if split_attributes(coordination.first) or split_attributes(coordination.second):
+            return None  # three or more conjuncts: not asked as a tree of questions
         first = self.ask(coordination.first, **options)
         second = self.ask(coordination.second, **options) if first.grounded and first.kind == "lookup" else None
         if second is None or not second.grounded or second.kind != "lookup":

@@ -53,7 +53,7 @@ _COMMAND = re.compile(
           (?:tell|show|give|get|find(?:\s+out)?|list|name|identify|enumerate)\b(?:\s+(?P<pronoun>me|us))?
         | (?P<wish>i(?:'d|\s+would)\s+like\s+to\s+know | i\s+want\s+to\s+know | i\s+wonder | do\s+you\s+know
           | i(?:'m|\s+am)\s+looking\s+for | i(?:'d|\s+would)\s+like(?=\s+(?:the\s+)?names?\s+of\b))
-        | (?P<need>i\s+(?:need|want)(?!\s+to\b))
+        | (?P<need>i\s+(?:need|want)(?!\s+(?:to|you|help|it|this|that)\b))
         )
         (?:\s+all(?:\s+of)?)?\s+
         (?!(?:of|for|about|to|is|was|are|were|it|them|that|this|me|us|all|if|whether|everything|something|anything)\b)""",
@@ -63,7 +63,7 @@ _QUESTION_WORD = re.compile(r"(?:who|whom|whose|what|which|where|when|why|how)\b
 #: Whether there are any, then a request to name them ("Were any laureates born in X? *List them.*", "Are there any …?
 #: If so, who are they?"): the question is read as "which were the …?", the request left out.
 _ANY_THEN_LIST = re.compile(
-    r"^\W*(?:are|were|is|was)\s+(?:there\s+)?any\s+(?P<rest>[^?]+)\?\s*(?:(?:and\s+)?if\s+so\W*)?"
+    r"^\W*(?:are|were|is|was)\s+(?:there\s+)?any\s+(?!of\b)(?P<rest>[^?]+)\?\s*(?:(?:and\s+)?if\s+so\W*)?"
     r"(?:(?:please\s+)?(?:list|name|show|give\s+me|tell\s+me)\s+(?:them|those|these|who\s+they\s+(?:are|were)"
     r"|which\s+ones?)|(?:who|which(?:\s+ones?)?)\s+(?:are|were)\s+they|which\s+ones?|who)\W*$",
     re.IGNORECASE,
@@ -233,7 +233,7 @@ def as_question(question: str) -> Reworded:
     listed = _ANY_THEN_LIST.match(question)
     if listed is not None:
         rest, end = listed.span("rest")
-        opening = "which were the "
+        opening = "who were the " if re.search(r"\bwho\b", question[end:], re.I) else "which were the "
         return Reworded(question, opening + question[rest:end] + "?", kept=rest, shift=len(opening) - rest)
     any_of = _ANY_AMONG.match(question)
     if any_of is not None:
@@ -257,6 +257,8 @@ def as_question(question: str) -> Reworded:
     if command is None or _titled(question, command):
         return Reworded(question, question)
     rest = command.end()
+    if not question[rest:].strip():
+        return Reworded(question, question)  # "I need " asks for nothing
     if _QUESTION_WORD.match(question, rest) or _NUMBER_OF.match(question, rest) or command.group("need"):
         opening = ""  # "I need X's date of death": what is needed, as written
     elif people := _PEOPLE_WHO.match(question, rest):

@@ -105,12 +105,15 @@ _WHEN_WHERE = re.compile(
 #: *citation for* the 1994 peace prize", "the *motivation of* …").
 _REASON = re.compile(
     r"\W*why\b"
-    r"|(?:.*?(?:[—–:;]|\s-\s)\s*)?\W*what\s+(?:did|does|do|was|were|is|are|has|have|had)\b.*?"
+    r"|\W*what\s+(?:did|does|do|was|were|is|are|has|have|had)\b.*?"
     r"\b(?:w[oi]n|receiv|get|got|earn|award|give|given|honou?r|recogni[sz]|cit)\w*\b.*?\bfor(?:\W*$|\s*\?)"
-    r"|(?!\W*(?:who|whom|whose|where|when)\b).*\b(?:motivation|citation|reason|rationale)s?"
-    r"(?:\s+(?:for|of|behind)\b|\s*[.!?]*\s*$)",
+    r"|(?!\W*(?:who|whom|whose|where|when)\b).*\b(?:motivation|citation|reason|rationale)s?\s+(?:for|of|behind)\b"
+    r"|.*\?\s*(?:i\s+(?:want|need)|give\s+me|show\s+me|list)\s+(?:the\s+|their\s+|its\s+)?"
+    r"(?:motivation|citation|reason|rationale)s?\W*$",  # "…? I want the citations."
     re.IGNORECASE | re.DOTALL,
 )
+#: Where a question asked after its subject starts ("X got credit for some Nobels — *what* were they awarded for?").
+_CLAUSE_BREAK = re.compile(r"[—–:;]|\s-\s")
 #: The noun before a relative clause and its relative word, right before the clause's subject ("the *town* ", "the
 #: *city* where "): :func:`clause_nouns`.
 _CLAUSE_NOUN = re.compile(r"\b(?:the|a|an)\s+([^\W\d_]+)\s+(?:(?:in\s+)?(?:where|that|which)\s+)?$", re.IGNORECASE)
@@ -230,8 +233,14 @@ def asks_reason(question: str) -> bool:
     True
     >>> asks_reason("What were X's prizes awarded for? I want the citations."), asks_reason("Who got the citation?")
     (True, False)
+    >>> asks_reason("Which laureates were given the same citation?")
+    False
+    >>> asks_reason("What did X win? Show me the reasons.")
+    True
     """
-    return _REASON.match(question) is not None
+    if _REASON.match(question) is not None:
+        return True
+    return any(_REASON.match(question, m.end()) is not None for m in _CLAUSE_BREAK.finditer(question))
 
 
 def asked_head_words(question: str) -> list[str]:

@@ -207,3 +207,13 @@ def test_where_after_a_colon_asks_for_a_place(graph: kgsvc.KG) -> None:
 def test_total_is_a_count(graph: kgsvc.KG) -> None:
     answer = graph.ask("Total laureates born in Kilmaurs?", dataset=DATASET)
     assert answer.kind == "count" and [a.value for a in answer.answers] == ["2"], answer.text
+
+
+def test_a_question_is_bounded(graph: kgsvc.KG) -> None:
+    with pytest.raises(ValueError, match="at most 1000"):
+        graph.ask("Date and place of " + "Hendrik Lorentz and " * 60 + "death?", dataset=DATASET)
+
+
+def test_three_conjuncts_are_no_tree_of_questions(graph: kgsvc.KG) -> None:
+    answer = graph.ask("Birth date and death date and death place of Hendrik Lorentz?", dataset=DATASET)
+    assert answer.sparql is None or answer.sparql.count("UNION") <= 1
