@@ -64,6 +64,7 @@ __all__ = [
     "order_sparql",
     "own_dates",
     "pick_attribute",
+    "sampled_edges",
     "sampled_objects",
     "sort_key",
     "value_kind",
@@ -303,18 +304,24 @@ def _days(key: Key, kind: ValueKind) -> Key | None:
     return float(dt.date(int(key), 7, 1).toordinal()) if 1 <= key <= 9999 else None
 
 
-def sampled_objects(snapshot: GraphSnapshot, sample: int) -> Iterator[tuple[int, list[int]]]:
-    """Each relation that has triples, with up to ``sample`` of its objects (node ids) evenly spaced in edge order.
+def sampled_edges(snapshot: GraphSnapshot, sample: int) -> Iterator[tuple[int, npt.NDArray[np.int64]]]:
+    """Each relation that has triples, with up to ``sample`` of its edge ids evenly spaced in edge order.
     O(triples log triples) numpy (one sort by relation), then O(sample) per relation."""
     relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
-    tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
     order = np.argsort(relations, kind="stable")
     bounds = np.searchsorted(relations[order], np.arange(snapshot.n_relations + 1))
     for relation in range(snapshot.n_relations):
         start, stop = int(bounds[relation]), int(bounds[relation + 1])
         if stop > start:
-            picked = order[np.linspace(start, stop - 1, num=min(sample, stop - start)).astype(np.int64)]
-            yield relation, tails[picked].tolist()
+            yield relation, order[np.linspace(start, stop - 1, num=min(sample, stop - start)).astype(np.int64)]
+
+
+def sampled_objects(snapshot: GraphSnapshot, sample: int) -> Iterator[tuple[int, list[int]]]:
+    """Each relation that has triples, with up to ``sample`` of its objects (node ids) evenly spaced in edge order
+    (:func:`sampled_edges`)."""
+    tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
+    for relation, edges in sampled_edges(snapshot, sample):
+        yield relation, tails[edges].tolist()
 
 
 def date_relations(snapshot: GraphSnapshot, node_terms: Sequence[str], sample: int = 16) -> list[int]:

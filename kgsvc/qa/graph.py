@@ -30,6 +30,7 @@ from kgsvc.index.embed import Embedder
 from kgsvc.index.labels import RDF_TYPE
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.ingest.triples import humanise
+from kgsvc.qa.aggregate import sampled_edges
 from kgsvc.qa.result import Term
 
 __all__ = ["Degrees", "Embed", "QAGraph", "Search", "load_embedder", "parse_term", "spaced"]
@@ -138,8 +139,7 @@ class QAGraph:
     _classes: list[int] | None = field(default=None, repr=False)
     _times: frozenset[int] | None = field(default=None, repr=False)
     _links: dict[int, frozenset[str]] | None = field(default=None, repr=False)
-    _objects: list[tuple[int, list[int]]] | None = field(default=None, repr=False)
-    _by_relation: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = field(default=None, repr=False)
+    _edges: dict[int, npt.NDArray[np.int64]] | None = field(default=None, repr=False)
 
     @classmethod
     def from_index(cls, index: Any, *, name: str = "") -> QAGraph:
@@ -214,33 +214,22 @@ class QAGraph:
 
     def relation_objects(self) -> list[tuple[int, list[int]]]:
         """Each relation that has triples, with up to :data:`OBJECT_SAMPLE` of its objects evenly spaced in edge
-        order (as :func:`~kgsvc.qa.aggregate.sampled_objects`): what a relation could point to. O(triples log
-        triples) once, then cached."""
-        if self._objects is None:
-            tails = np.asarray(self.snapshot.triple_tails, dtype=np.int64)
-            self._objects = [
-                (r, tails[edges].tolist()) for r in range(self.snapshot.n_relations) if (edges := self._sampled(r)).size
-            ]
-        return self._objects
+        order: what a relation could point to. O(triples log triples) once, then cached."""
+        tails = np.asarray(self.snapshot.triple_tails, dtype=np.int64)
+        return [(r, tails[edges].tolist()) for r, edges in self._sampled().items()]
 
     def relation_subjects(self, relation: int) -> list[int]:
         """Up to :data:`OBJECT_SAMPLE` subjects of ``relation``'s triples, evenly spaced in edge order: what holds
         it. O(triples log triples) once per graph, then O(sample)."""
-        heads: list[int] = np.asarray(self.snapshot.triple_heads, dtype=np.int64)[self._sampled(relation)].tolist()
+        edges = self._sampled().get(relation, np.zeros(0, np.int64))
+        heads: list[int] = np.asarray(self.snapshot.triple_heads, dtype=np.int64)[edges].tolist()
         return heads
 
-    def _sampled(self, relation: int) -> npt.NDArray[np.int64]:
-        """Up to :data:`OBJECT_SAMPLE` edge ids of ``relation``, evenly spaced in edge order (one stable sort of the
-        edges by relation, once)."""
-        if self._by_relation is None:
-            relations = np.asarray(self.snapshot.triple_relations, dtype=np.int64)
-            order = np.argsort(relations, kind="stable")
-            self._by_relation = order, np.searchsorted(relations[order], np.arange(self.snapshot.n_relations + 1))
-        order, bounds = self._by_relation
-        start, stop = int(bounds[relation]), int(bounds[relation + 1])
-        if stop <= start:
-            return np.zeros(0, np.int64)
-        return order[np.linspace(start, stop - 1, num=min(OBJECT_SAMPLE, stop - start)).astype(np.int64)]
+    def _sampled(self) -> dict[int, npt.NDArray[np.int64]]:
+        """The edge ids :func:`~kgsvc.qa.aggregate.sampled_edges` samples per relation, read once."""
+        if self._edges is None:
+            self._edges = dict(sampled_edges(self.snapshot, OBJECT_SAMPLE))
+        return self._edges
 
     def link_relations(self) -> dict[int, frozenset[str]]:
         """The relations whose objects are links out of the graph, each with the words of its objects' hosts

@@ -618,7 +618,8 @@ class _KindPath:
         typed = self.graph.instances(classes) if classes else None
         steps = self.steps_into(anchor, typed)
         could = [CandidatePattern((Branch(0, anchor, step),), 0) for step in steps]
-        if coordinates(mask_question(self.words, [(span.start, span.end)])):
+        masked = mask_question(self.words, [(span.start, span.end)])
+        if coordinates(masked):
             could += [
                 CandidatePattern((Branch(0, anchor, a), Branch(0, anchor, b)), 0)
                 for i, a in enumerate(steps)
@@ -629,7 +630,7 @@ class _KindPath:
         if top is None or top.score <= chosen.score:
             return None
         lexicon = self.qa.ranker.graph_lexicon
-        words = content_words(mask_question(self.words, [(span.start, span.end)]).replace("?", " "))
+        words = content_words(masked.replace("?", " "))
         for b in top.candidate.branches:  # each relation named by a word the question writes (not the counted noun)
             key = relation_key(self.graph.relation_labels[b.steps[0][0]])
             if not any(lexicon.contrast(w, key) >= lexicon.tau for w in words if w.isalpha()):

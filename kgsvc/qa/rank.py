@@ -528,8 +528,9 @@ class CandidateRanker:
             # ("place of X's death": *death place*, then *contained in place* or *death place* walked back for
             # "place") costs what a step no word names costs
             spent = math.log(self.graph_lexicon.miss) / self.graph_lexicon.beta * opts.w_zero
+            words = {m: _content_counts(view.masked) for m, view in masked_views.items()}  # once per view
             for i, ((sig, used), _) in enumerate(items):
-                if len(sig) == 1 and len(sig[0]) >= 2 and self._spoken_for(views[used].masked, sig[0]):
+                if len(sig) == 1 and len(sig[0]) >= 2 and self._spoken_for(words[frozenset(used)], sig[0]):
                     priors[i] += spent
                     parts[i]["spoken_for"] = spent
         order = sorted(range(len(items)), key=lambda i: (-priors[i], sum(len(p) for p in items[i][0][0])))
@@ -569,23 +570,21 @@ class CandidateRanker:
         ranked.sort(key=lambda r: (-r.score, r.text))
         return ranked
 
-    def _spoken_for(self, masked: str, steps: Sequence[Step]) -> bool:
+    def _spoken_for(self, counts: Counter[str] | None, steps: Sequence[Step]) -> bool:
         """Whether the last step of the path ``steps`` is named only by words that an earlier step's label spells
         with one more word of the question: the path without that step, which the graph holds too, reads the same
         words. "place of X's death" spells *death place* whole, and a last step named by "place" alone (*contained
         in place*, *death place* walked back) reads a word twice. A step that some other word names by the lexicon's
-        margin, a word written twice, and a question with a share cue ("the *same* place of death as X") keep the
-        path; so does a relation walked there and back by one word ("In Mexico, which city has been the
-        *birthplace* of the most laureates": born in Mexico, then where).
+        margin, a word written twice, and a question with a share cue ("the *same* place of death as X": ``counts``
+        is ``None``, :func:`_content_counts`) keep the path; so does a relation walked there and back by one word
+        ("In Mexico, which city has been the *birthplace* of the most laureates": born in Mexico, then where).
 
         Notes
         -----
         O(steps · words · label words) stem tests and contrasts, each cached by the lexicon.
         """
-        tokens, _ = question_tokens(masked)
-        if SHARE_CUES.intersection(tokens):
+        if counts is None:
             return False
-        counts = Counter(t for t in tokens if t not in FUNCTION_WORDS and t != fold(MASK))
         lexicon = self.graph_lexicon
         spelt = [
             frozenset(w for w in counts if any(stem_match(w, part) for part in content_words(key))) for key, _ in steps
@@ -1028,6 +1027,15 @@ def _class_before(masked: str, k: int, label: str) -> str:
     head = masked[:at].rstrip()
     article = "" if head.casefold().endswith(" the") or head.casefold() == "the" else "the "
     return f"{head} {article}{label} {masked[at:]}".lstrip()
+
+
+def _content_counts(masked: str) -> Counter[str] | None:
+    """The content words of a masked question with their counts, for :meth:`CandidateRanker._spoken_for`; ``None``
+    when it has a share cue (a word may then name a relation and its walk back)."""
+    tokens, _ = question_tokens(masked)
+    if SHARE_CUES.intersection(tokens):
+        return None
+    return Counter(t for t in tokens if t not in FUNCTION_WORDS and t != fold(MASK))
 
 
 def coordinates(masked: str) -> bool:

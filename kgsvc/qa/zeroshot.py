@@ -1044,8 +1044,7 @@ class GraphLexicon(RelationLexicon):
     _bare_names: dict[str, bool] = field(default_factory=dict, repr=False)
     _contrasts: dict[tuple[str, str, str, bool], float] = field(default_factory=dict, repr=False)
     _rivals: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
-    _classification: str | None = field(default=None, repr=False)
-    _tagging: str | None = field(default=None, repr=False)
+    _only_labels: dict[frozenset[str], str] = field(default_factory=dict, repr=False)
 
     def _embed(self, texts: Sequence[str]) -> None:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
@@ -1080,7 +1079,7 @@ class GraphLexicon(RelationLexicon):
             sim = 1.0  # "in which *field*" spells the graph's one classification
         elif key == self.classification() and self.classifies(word):
             sim = 1.0  # "what *sort* of movie is X" spells the one relation a classifier noun labels (*has genre*)
-        elif key == self.tagging() and self.asks_tags(word):
+        elif key == self.tagging() and self._unlabelled(word, TAG_WORDS):
             sim = 1.0  # "what *words* describe X" spells the one relation that tags things (*has tags*)
         elif key in self.links and (word in self.links[key] or self.names_link(word)):
             sim = 1.0  # "the *DBpedia* *link* of X" spells the relation whose objects are DBpedia's IRIs
@@ -1096,35 +1095,32 @@ class GraphLexicon(RelationLexicon):
     def classification(self) -> str | None:
         """The one relation label with a noun of :data:`CLASSIFIER_NOUNS` among its words (*has genre*; "type" and
         "class" excepted, the words of ``rdf:type``), if exactly one label has one."""
-        if self._classification is None:
-            nouns = CLASSIFIER_NOUNS - {"type", "class"}
-            found = {k for k in self.labels if any(w in nouns for w in content_words(k))}
-            self._classification = next(iter(found)) if len(found) == 1 else ""
-        return self._classification or None
+        return self._one_label(CLASSIFIER_NOUNS - {"type", "class"})
 
     def tagging(self) -> str | None:
         """The one relation label with a word of :data:`TAG_LABEL_WORDS` (*has tags*), if exactly one has."""
-        if self._tagging is None:
-            found = {k for k in self.labels if TAG_LABEL_WORDS.intersection(content_words(k))}
-            self._tagging = next(iter(found)) if len(found) == 1 else ""
-        return self._tagging or None
+        return self._one_label(TAG_LABEL_WORDS)
 
-    def asks_tags(self, word: str) -> bool:
-        """Whether ``word`` is one of :data:`TAG_WORDS` (by stem) that spells no relation label of the graph."""
-        return any(stem_match(word, t) for t in TAG_WORDS) and not any(
-            stem_match(word, p) for label in self.labels for p in content_words(label)
-        )
+    def _one_label(self, words: frozenset[str]) -> str | None:
+        """The one relation label with a content word among ``words``, if exactly one has (cached per ``words``)."""
+        found = self._only_labels.get(words)
+        if found is None:
+            labels = {k for k in self.labels if words.intersection(content_words(k))}
+            found = self._only_labels[words] = next(iter(labels)) if len(labels) == 1 else ""
+        return found or None
 
     def names_link(self, word: str) -> bool:
         """Whether ``word`` is a noun of :data:`LINK_NOUNS` that spells no relation label of the graph."""
-        return any(stem_match(word, n) for n in LINK_NOUNS) and not any(
-            stem_match(word, p) for label in self.labels for p in content_words(label)
-        )
+        return self._unlabelled(word, LINK_NOUNS)
 
     def classifies(self, word: str) -> bool:
         """Whether ``word`` is a noun of :data:`CLASSIFIER_NOUNS` that spells no relation label of the graph (in a
         film graph "genre" is *has genre*'s, not any classification's)."""
-        return any(stem_match(word, c) for c in CLASSIFIER_NOUNS) and not any(
+        return self._unlabelled(word, CLASSIFIER_NOUNS)
+
+    def _unlabelled(self, word: str, nouns: Collection[str]) -> bool:
+        """Whether ``word`` is one of ``nouns`` (by stem) and spells no relation label of the graph."""
+        return any(stem_match(word, n) for n in nouns) and not any(
             stem_match(word, p) for label in self.labels for p in content_words(label)
         )
 
