@@ -1,4 +1,4 @@
-"""Two attributes of one thing asked in one question, read as two questions.
+"""Two attributes of one thing asked in one question, or two questions of one thing, read as two questions.
 
 "Date and place of Hannes Alfvén's death?", "I need Arthur Kornberg's date and place of death", "Birth city and
 death city of Henryk Sienkiewicz?", "What were X's birth date and death date?", "Give me the city and the DBpedia URI
@@ -9,6 +9,10 @@ or a dash. No one path answers both: a relation path reads one of them, and the 
 asked on its own, with the rest of the question as written (:func:`split_attributes`), and the two answers are put
 together (:func:`joined`): the answers of the first then those of the second, the evidence of both, and the SPARQL
 as the UNION of the two.
+
+"Where was X born, and on what date did they die?", "where X was born and when he died": two questions, the second
+naming the first one's one name by a pronoun, are two questions too, the name written in for the pronoun
+(:func:`split_clauses`).
 
 English grammar only: a conjunct before "of" is one or two words with no capital (but where it opens the question,
 or an acronym's) and no function word; one asked of a topic is one to three words without articles, prepositions,
@@ -24,7 +28,7 @@ from dataclasses import dataclass
 from kgsvc.qa.link import STOPWORDS
 from kgsvc.qa.result import Answer, Mention, PatternGraph, PatternTriple
 
-__all__ = ["Coordination", "joined", "split_attributes"]
+__all__ = ["Clauses", "Coordination", "joined", "split_attributes", "split_clauses"]
 
 _AND = re.compile(r"\s+and\s+")
 #: After the second conjunct: the "of" that names the owner ("A and B *of* X"), or the end of a question whose
@@ -132,6 +136,96 @@ def split_attributes(question: str) -> Coordination | None:
     return None
 
 
+_PREPOSITION = r"(?:(?:on|in|at|from|to|with|by|for|during)\s+)?"
+_ASKED = _PREPOSITION + r"(?:when|where|who|whom|what|which|how)\b"
+_WH_OPENS = re.compile(r"^\W*" + _ASKED, re.IGNORECASE)
+#: Between two questions: a comma (with or without "and"), "and" or a semicolon, right before the second question
+#: word ("…, and *on what date* did they die?").
+_NEXT_QUESTION = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*;\s*)(?=" + _ASKED + ")", re.IGNORECASE)
+#: The pronoun that names the topic again in the second question; "his", "their", "its" (and "her" before a noun)
+#: are its genitive.
+_PRONOUN = re.compile(r"\b(?P<subject>they|he|she|it|him|them)\b|\b(?P<genitive>his|their|its|her)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Clauses:
+    """A question that asks two questions of one thing, the second naming it by a pronoun ("Where was X born, and
+    on what date did they die?"): the two questions, the second with the topic written in for the pronoun."""
+
+    first: str
+    second: str
+    cut: int  # where the second question starts in the text
+    pronoun: tuple[int, int]  # the pronoun's span in the text
+    topic: tuple[int, int]  # the topic's span in the text
+    written: int  # the length of what the second question has in the pronoun's place
+    nouns: tuple[str, str]  # the question words, for the answer's text
+    kept: int = 0  # the text's map back to the question as written (:class:`kgsvc.qa.question_form.Reworded`)
+    shift: int = 0
+
+    def original(self, part: int, start: int, end: int) -> tuple[int, int]:
+        """The span of the question as written that ``[start, end)`` of part ``part`` (0 or 1) reads; the topic
+        written in for the pronoun reads the topic where it was named."""
+        if part == 1:
+            (p0, p1), at = self.pronoun, self.pronoun[0] - self.cut
+            if at <= start and end <= at + self.written:
+                start, end = self.topic
+            else:
+                after = (p1 - p0) - self.written  # how much longer the pronoun is than the name written in
+                start, end = (i + self.cut + (after if i > at else 0) for i in (start, end))
+        return max(start - self.shift, self.kept), max(end - self.shift, self.kept)
+
+
+def split_clauses(text: str, topic: tuple[int, int], *, kept: int = 0, shift: int = 0) -> Clauses | None:
+    """The two questions of ``text`` when it asks two questions of the thing named at ``topic`` (the one linked span
+    of the first question), the second naming it by one pronoun; ``None`` otherwise, and where the pronoun may name
+    the first question's answer instead (after "who …", and "it" after "what / which …").
+
+    >>> c = split_clauses("Where was Wangari Maathai born, and on what date did they die?", (10, 25))
+    >>> c.first, c.second
+    ('Where was Wangari Maathai born?', 'on what date did Wangari Maathai die?')
+    >>> split_clauses("where Daniel Bovet was born and when he died.", (6, 18)).second
+    'when Daniel Bovet died.'
+    >>> split_clauses("Who won in 1950 and where were they born?", (11, 15)) is None  # "they": the answer
+    True
+    >>> split_clauses("What did X write and when was it published?", (9, 10)) is None
+    True
+    >>> split_clauses("Where was X born, and who was born in Rome?", (10, 11)) is None
+    True
+    """
+    opens = _WH_OPENS.match(text)
+    if opens is None or topic[0] < opens.end() or re.search(r"\bwho(?:m|se)?$", opens.group(0), re.IGNORECASE):
+        return None  # "who …" asks for people a pronoun may name again
+    for sep in _NEXT_QUESTION.finditer(text, topic[1]):
+        second = text[sep.end() :]
+        pronouns = list(_PRONOUN.finditer(second))
+        if len(pronouns) != 1:
+            continue
+        pronoun = pronouns[0]
+        if pronoun.group(0).casefold() in ("it", "its") and re.search(r"\b(?:what|which)$", opens.group(0), re.I):
+            continue  # "What did X write and when was *it* published?": the answer named again
+        name, genitive = text[topic[0] : topic[1]], pronoun.group("genitive") is not None
+        if pronoun.group(0).casefold() == "her":  # "her prize" names her prize; "born to her" names her
+            after = re.match(r"\s+(\w+)", second[pronoun.end() :])
+            genitive = after is not None and after.group(1).casefold() not in STOPWORDS
+        written = f"{name}'s" if genitive else name
+        closing = re.search(r"[?.!]*\s*$", text)
+        first = text[: sep.start()].rstrip(" ,;") + (closing.group(0).strip() if closing else "")
+        p0, p1 = sep.end() + pronoun.start(), sep.end() + pronoun.end()
+        asked = re.match(r"\W*(?:" + _PREPOSITION + r"(?:what|which)\s+\w+|" + _ASKED + ")", second, re.IGNORECASE)
+        return Clauses(
+            first=first,
+            second=second[: pronoun.start()] + written + second[pronoun.end() :],
+            cut=sep.end(),
+            pronoun=(p0, p1),
+            topic=topic,
+            written=len(written),
+            nouns=(opens.group(0).strip(), asked.group(0).strip() if asked else ""),
+            kept=kept,
+            shift=shift,
+        )
+    return None
+
+
 def _asked_of_topic(conjunct: str) -> bool:
     """One to three words of letters asked of a topic ("city", "DBpedia URI", "born when"), none of :data:`_GRAMMAR`,
     and some word that is no wh-word."""
@@ -156,7 +250,7 @@ def _plain(conjunct: str, opens: bool) -> bool:
     )
 
 
-def joined(question: str, coordination: Coordination, first: Answer, second: Answer) -> Answer | None:
+def joined(question: str, coordination: Coordination | Clauses, first: Answer, second: Answer) -> Answer | None:
     """One :class:`Answer` to ``question`` from the answers to its two parts (module docstring); ``None`` when
     their SPARQL cannot be written as one UNION (a part that orders or limits its rows).
 
@@ -205,7 +299,7 @@ def joined(question: str, coordination: Coordination, first: Answer, second: Ans
     )
 
 
-def _mentions(coordination: Coordination, part: int, mentions: list[Mention]) -> list[Mention]:
+def _mentions(coordination: Coordination | Clauses, part: int, mentions: list[Mention]) -> list[Mention]:
     out = []
     for m in mentions:
         start, end = coordination.original(part, m.start, m.end)

@@ -1967,20 +1967,28 @@ class _KindPath:
         self.timings["pattern"] = time.perf_counter() - self.t0
         chosen_rank: RankedCandidate | None = None
         hit: int | None = None
+        # "Has anyone born in X won the physics Nobel?": someone unnamed meets both, by a step and by two; a path from
+        # one that misses the other is no "no" while such a meeting ranks below it
+        anyone = _ANYONE.search(self.question) is not None
         for r in ranked:
             c = r.candidate
-            if len(c.branches) == 2 and {b.mention for b in c.branches} == {0, 1} and _one_step_each(c):
+            if (
+                len(c.branches) == 2
+                and {b.mention for b in c.branches} == {0, 1}
+                and (_one_step_each(c) or (anyone and _within_two(c)))
+            ):
                 return self.ask_met(r)  # the two meet at a node ("is X a laureate *in medicine*": X's prize's field)
             if len(c.branches) != 1:
                 continue
             ends = candidate_ends(self.graph.snapshot, c)
             target = targets[c.branches[0].mention]
-            if not self.fits(ends, target):
+            if not self.fits(ends, target) or (chosen_rank is not None and not target & ends):
                 continue
-            chosen_rank = r
             found = sorted(target & ends)
-            hit = found[0] if found else None
-            break
+            if chosen_rank is None or found:
+                chosen_rank, hit = r, (found[0] if found else None)
+            if found or not anyone:
+                break
         if chosen_rank is None:
             raise _Refused(
                 f"no relation path from {spans[0].text!r} or {spans[1].text!r} leads to things like the other"
@@ -2089,7 +2097,8 @@ class _KindPath:
         """Yes, by a conjunction candidate that ranks above every path from one mention to the other: one step from
         each meets at a node ("is X a nobel laureate in *medicine*": X → *laureate award* → prize ← *category* ←
         medicine). Candidates are enumerated on the graph, so the meeting node exists; the evidence is its match. (A
-        branch of two steps is not taken: X's institution's prizes are not X's.)"""
+        branch of two steps is not taken from a named subject: X's institution's prizes are not X's; it is where the
+        subject is "anyone", :data:`_ANYONE`.)"""
         c = ranked.candidate
         chosen = self.chosen(ranked)
         lines, filters = self.lines(c)
@@ -2130,6 +2139,20 @@ def _a_word(qa: QuestionAnswerer, question: str, span: LinkedSpan) -> bool:
 
 def _one_step_each(candidate: CandidatePattern) -> bool:
     return all(len(b.steps) == 1 for b in candidate.branches)
+
+
+#: An indefinite subject ("Has *anyone* born in X won the physics Nobel?", "Did *any laureate* …"): the two named
+#: things are conditions on someone unnamed, who may reach either by two steps (the prize's *category*), unlike a
+#: named subject, whose institution's prizes are not its own.
+_ANYONE = re.compile(
+    r"^\W*(?:has|have|had|did|does|do|is|are|was|were)\s+(?:there\s+)?(?:any|some)(?:one|body|\s)", re.IGNORECASE
+)
+
+
+def _within_two(candidate: CandidatePattern) -> bool:
+    """One branch of one step and the other of at most two."""
+    lengths = sorted(len(b.steps) for b in candidate.branches)
+    return lengths[0] == 1 and lengths[-1] <= 2
 
 
 def _names_counted(qa: QuestionAnswerer, kind: QuestionKind, span: LinkedSpan) -> bool:

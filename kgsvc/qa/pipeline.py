@@ -67,7 +67,7 @@ from kgsvc.gnn.predict import Prediction
 from kgsvc.index.labels import LABEL_PREDICATES
 from kgsvc.qa.aggregate import date_relations, literal_parts
 from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_pattern, verbalise, walk_nodes
-from kgsvc.qa.coordination import joined, split_attributes
+from kgsvc.qa.coordination import Clauses, Coordination, joined, split_attributes, split_clauses
 from kgsvc.qa.exemplars import ExemplarSet, Signature, mask_question, relation_key
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.keeps import CandidateFilters
@@ -107,6 +107,7 @@ from kgsvc.qa.question_nouns import (
     says_shared,
     time_clauses,
     unread_class_nouns,
+    won_something,
 )
 from kgsvc.qa.rank import CandidateRanker, RankedCandidate, modified_classes, nearest_classes
 from kgsvc.qa.render import match_sparql, pattern_sparql
@@ -669,7 +670,7 @@ class QuestionAnswerer:
         question = form.text
 
         linked, spans = self._linked(question, opts)
-        both = self._coordinated(form, spans, options)  # "the date and place of X's death"
+        both = self._coordinated(form, spans, options)  # "the date and place of X's death", "where …, and when …"
         if both is not None:
             return both
         said = self._same_as_named(question, spans)
@@ -711,7 +712,7 @@ class QuestionAnswerer:
             unread = unread_class_nouns(
                 question, spans, linked.types, modifiers, self.ranker.relation_words, self.graph.relation_labels
             )
-            read = blank_spans(question, [*unread, *time_clauses(question)])
+            read = blank_spans(question, [*unread, *time_clauses(question), *won_something(question, spans)])
             needed = modifying_mentions(question, spans, linked.types)
             # every entity named as written is a condition: a name (capitalised, or with a digit), a modifier of the
             # asked noun or of a class noun ("the *physics* prize"), the object of a preposition ("won a Nobel *in
@@ -830,20 +831,26 @@ class QuestionAnswerer:
         )
 
     def _coordinated(self, form: Reworded, spans: Sequence[LinkedSpan], options: dict[str, Any]) -> Answer | None:
-        """The answer to a question asking two attributes of one thing (:mod:`kgsvc.qa.coordination`): each asked
-        on its own and the two answers joined, when no linked entity is inside the coordination, the question asks
-        for things (no count, yes/no …) and both parts are grounded lookups; ``None`` otherwise."""
-        coordination = split_attributes(form.original)
+        """The answer to a question asking two attributes of one thing, or two questions of its one linked name
+        (:mod:`kgsvc.qa.coordination`): each asked on its own and the two answers joined, when no linked entity is
+        inside the coordination, the question asks for things (no count, yes/no …) and both parts are grounded
+        lookups; ``None`` otherwise."""
+        attributes = split_attributes(form.original)
+        coordination: Coordination | Clauses | None = attributes
+        if attributes is not None:
+            # a name the graph says things of; not a node that only labels a relation ("birth date" in a graph that
+            # describes its properties)
+            inside = [
+                form.original_span(s.start, s.end)
+                for s in spans
+                if s.nodes and self.graph.snapshot.degree(s.nodes[0][0]) > 1
+            ]
+            if any(start < attributes.b[1] and attributes.a[0] < end for start, end in inside):
+                return None
+        elif len(spans) == 1:  # "Where was X born, and on what date did they die?": X the one name, in the first
+            topic = (spans[0].start, spans[0].end)
+            coordination = split_clauses(form.text, topic, kept=form.kept, shift=form.shift)
         if coordination is None:
-            return None
-        # a name the graph says things of; not a node that only labels a relation ("birth date" in a graph that
-        # describes its properties)
-        inside = [
-            form.original_span(s.start, s.end)
-            for s in spans
-            if s.nodes and self.graph.snapshot.degree(s.nodes[0][0]) > 1
-        ]
-        if any(start < coordination.b[1] and coordination.a[0] < end for start, end in inside):
             return None
         if classify(form.text, [(s.start, s.end) for s in spans]).kind != "lookup":
             return None

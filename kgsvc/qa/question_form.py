@@ -52,6 +52,7 @@ _COMMAND = re.compile(
           (?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
           (?:tell|show|give|get|find(?:\s+out)?|list|name|identify|enumerate)\b(?:\s+(?P<pronoun>me|us))?
         | (?P<wish>i(?:'d|\s+would)\s+like\s+to\s+know | i\s+want\s+to\s+know | i\s+wonder | do\s+you\s+know
+          | i(?:'m|\s+am)\s+curious(?:\s+to\s+know|\s+as\s+to)?
           | i(?:'m|\s+am)\s+looking\s+for | i(?:'d|\s+would)\s+like(?=\s+(?:the\s+)?names?\s+of\b))
         | (?P<need>i\s+(?:need|want)(?!\s+(?:to|you|help|it|this|that)\b))
         )
@@ -61,11 +62,19 @@ _COMMAND = re.compile(
 )
 _QUESTION_WORD = re.compile(r"(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
 #: Whether there are any, then a request to name them ("Were any laureates born in X? *List them.*", "Are there any …?
-#: If so, who are they?"): the question is read as "which were the …?", the request left out.
+#: If so, who are they?", "Any physics laureates from X? *Names, please.*"): the question is read as "which were the
+#: …?", the request left out.
 _ANY_THEN_LIST = re.compile(
-    r"^\W*(?:are|were|is|was)\s+(?:there\s+)?any\s+(?!of\b)(?P<rest>[^?]+)\?\s*(?:(?:and\s+)?if\s+so\W*)?"
+    r"^\W*(?:(?:are|were|is|was)\s+(?:there\s+)?)?any\s+(?!of\b)(?P<rest>[^?]+)\?\s*(?:(?:and\s+)?if\s+so\W*)?"
     r"(?:(?:please\s+)?(?:list|name|show|give\s+me|tell\s+me)\s+(?:them|those|these|who\s+they\s+(?:are|were)"
-    r"|which\s+ones?)|(?:who|which(?:\s+ones?)?)\s+(?:are|were)\s+they|which\s+ones?|who)\W*$",
+    r"|which\s+ones?|(?:their\s+)?names)|(?:who|which(?:\s+ones?)?)\s+(?:are|were)\s+they|which\s+ones?|who"
+    r"|(?:(?:their|the)\s+)?names?(?:\W+please)?)\W*$",
+    re.IGNORECASE,
+)
+#: "Why …? *Quote me the citation.*": a request for the reason already asked, left out.
+_WHY_THEN_REASON = re.compile(
+    r"^(?P<asked>\W*why\b[^?]*\?)\s*(?:please\s+)?(?:quote|give|show|tell|send)\s+(?:me|us)\s+(?:the|its|their|his|her)\s+"
+    r"(?:official\s+|exact\s+|full\s+)?(?:citation|motivation|reason|rationale|wording)s?(?:\W+please)?\W*$",
     re.IGNORECASE,
 )
 #: "the names of whoever won …", "the names of everyone who …": asked for by "who".
@@ -109,6 +118,15 @@ _IDIOMS = [
     (re.compile(r"(?<=\bwe\s)lost\b(?=\s+(?:in|on|during)\b)"), "died"),
     (re.compile(r"(?<=\bdid\swe\s)lose\b(?=\s+(?:in|on|during)\b)"), "die"),
 ]
+#: An intensifier right after a question word ("who *in the world* wrote X", "what *on earth* is …"): written over
+#: by spaces, so that "the world" is not read as a name (a film called "The World") nor "earth" as a place.
+_INTENSIFIER = re.compile(
+    r"\b(?:who|whom|what|which|where|when|why|how)\s+(?P<filler>in\s+the\s+world|on\s+earth)\b", re.IGNORECASE
+)
+#: The answer written as a demonstrative at the end of a statement, as in a quiz ("X is a film written by *this
+#: person*"): read as "whom", which asks for that person; only where no question word is written (a capitalised one
+#: inside the text is a title's: "*He Who* Gets Slapped is a film written by this person").
+_THIS_PERSON = re.compile(r"(?<=\s)th(?:is|ese)\s+(?:person|people|man|woman|individual)(?=\W*$)", re.IGNORECASE)
 #: A compound whose second word is a participle or agent noun ("Spain-born", "prize-winners"): read as two words (the
 #: hyphen written over by a space), so that the participle names its relation and the first word links on its own.
 #: English only; a name's own hyphen ("Euler-Chelpin"), an adjective ("prize-winning work") and a prefix
@@ -139,8 +157,9 @@ _ANY_AMONG = re.compile(
     r"^\W*(?:(?:is|are|was|were|has|have)\s+(?:there\s+)?)?any\s+(?=(?P<noun>[^\W\d_]+)\s+(?:among|of)\s)",
     re.IGNORECASE,
 )
-#: A closing "please" ("Dates of death for X, please."): a courtesy, no part of what is asked.
-_PLEASE = re.compile(r"\W*\bplease\W*$", re.IGNORECASE)
+#: A closing "please" ("Dates of death for X, please."): a courtesy, no part of what is asked; with the punctuation
+#: around it, not a bracket or quote it follows ("… (now Poland), please.").
+_PLEASE = re.compile(r"[\s,;:.!?—–-]*\bplease\W*$", re.IGNORECASE)
 #: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
 _ASKING = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
 _NUMBER_OF = re.compile(r"the\s+(?:total\s+)?(?:number|(?-i:count))\s+of\b|a\s+(?-i:count)\s+of\b", re.IGNORECASE)
@@ -213,12 +232,18 @@ def as_question(question: str) -> Reworded:
     >>> form = as_question("Was any woman among the winners of X?")
     >>> form.text, form.exists
     ('how many woman among the winners of X?', 'woman')
+    >>> as_question("who in the world wrote Hey Ram").text
+    'who              wrote Hey Ram'
+    >>> as_question("Hard Luck is a film written by this person").text
+    'Hard Luck is a film written by whom       '
     >>> as_question("I need Arthur Kornberg's place of death.").text
     "Arthur Kornberg's place of death."
     >>> as_question("Were any Nobel laureates born in Strassburg? List them.").text
     'which were the Nobel laureates born in Strassburg?'
     >>> as_question("I'd like the names of whoever won the medicine Nobel in 1919.").text
     'who won the medicine Nobel in 1919.'
+    >>> as_question("Why did X get the Nobel? Quote me the citation.").text
+    'Why did X get the Nobel?'
     >>> as_question("Is it true that X was born in Y?").text
     'Is it true that X was born in Y?'
     >>> as_question("the films that share actors with X were released in which years").text
@@ -230,6 +255,9 @@ def as_question(question: str) -> Reworded:
     courtesy = _PLEASE.search(question)
     if courtesy is not None and courtesy.start() > 0:
         return dataclasses.replace(as_question(question[: courtesy.start()]), original=question)
+    why = _WHY_THEN_REASON.match(question)
+    if why is not None:
+        return dataclasses.replace(as_question(why.group("asked")), original=question)
     listed = _ANY_THEN_LIST.match(question)
     if listed is not None:
         rest, end = listed.span("rest")
@@ -253,6 +281,8 @@ def as_question(question: str) -> Reworded:
     fragment = _FRAGMENT.match(question) if command is None else None
     if fragment is not None and not _ASKING.search(question, fragment.end()):
         rest = fragment.start(1)  # "physics laureates who died in X": a noun phrase asked for by its clause
+        every = re.match(r"(?:every|each|all(?:\s+the)?|any)\s+", question[rest:], re.IGNORECASE)
+        rest += every.end() if every else 0  # "Every laureate whose …" asks for them all
         return Reworded(question, "which " + question[rest:], kept=rest, shift=len("which ") - rest)
     if command is None or _titled(question, command):
         return Reworded(question, question)
@@ -280,12 +310,16 @@ def as_question(question: str) -> Reworded:
 
 def _plain_idioms(question: str) -> str:
     """``question`` with each of :data:`_IDIOMS` written over by its plain verb, each date of
-    :data:`_WRITTEN_DATES` by its ISO form, padded to the length of what they replace, and the hyphen of each
-    compound of :data:`_COMPOUND` by a space."""
+    :data:`_WRITTEN_DATES` by its ISO form, an answer written as :data:`_THIS_PERSON` by "whom", padded to the
+    length of what they replace, and each :data:`_INTENSIFIER` and the hyphen of each compound of :data:`_COMPOUND`
+    by spaces."""
     for pattern, verb in _IDIOMS:
         question = pattern.sub(lambda m, verb=verb: verb.ljust(len(m.group(0))), question)  # type: ignore[misc]
     for pattern in _WRITTEN_DATES:
         question = pattern.sub(_iso_date, question)
+    question = _INTENSIFIER.sub(lambda m: m.group(0).replace(m.group("filler"), " " * len(m.group("filler"))), question)
+    if not any(m.start() == 0 or question[m.start()].islower() for m in _ASKING.finditer(question.lstrip())):
+        question = _THIS_PERSON.sub(lambda m: "whom".ljust(len(m.group(0))), question)
     return _COMPOUND.sub(" ", question)
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "same_nouns",
     "says_shared",
     "time_clauses",
+    "won_something",
     "unread_class_nouns",
 ]
 
@@ -432,6 +433,39 @@ def same_nouns(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, st
         if noun is not None:
             found.append((i, fold(noun.group(1))))
     return found
+
+
+#: Winning something indefinite ("… *and won a Nobel*", "everyone at X *who won a prize*", "born in X *and went on to
+#: win an award*"): said of the answer, with nothing named to reach; ends at a clause mark, "and", "who" or the end.
+_WON_SOME = re.compile(
+    r"\b(?:(?:went|go|goes)\s+on\s+to\s+)?(?:won|wins?|winning|received|receive|got|get|earned|earn"
+    r"|(?:was|were|been|be)\s+awarded)\s+(?:a|an)\s+(?:(?!(?:in|at|for|of|from|with|while|during|on|by|to|as|before|after|between)\b)[^\W\d_][\w-]*\s*){1,3}?(?=[,;:?!.—–]|\s+(?:and|who|but)\b|\s*$)",
+    re.IGNORECASE,
+)
+
+
+#: Before the clause, a question about the winning itself ("In which *years* did people born in X win a Nobel?").
+_ASKS_OF_WINNING = re.compile(r"\b(?:when|years?|dates?|decades?|why|ages?|old|how\s+many\s+times)\b", re.IGNORECASE)
+
+
+def won_something(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each clause winning something indefinite (:data:`_WON_SOME`) with no linked entity
+    in it and no question of when or why before it, which the ranker does not read: in a graph of prize winners it
+    says what every answer did, and read, "won" and "Nobel" paid for steps to the prize and on to its other winners
+    ("Who was born in Weimar and won a Nobel?").
+
+    >>> q = "Who was born in Weimar and went on to win a Nobel?"
+    >>> [q[a:b] for a, b in won_something(q, [])]
+    ['went on to win a Nobel']
+    >>> won_something("Who won a Nobel in chemistry?", []), won_something("In which years did X win a Nobel?", [])
+    ([], [])
+    """
+    return [
+        m.span()
+        for m in _WON_SOME.finditer(question)
+        if not any(m.start() < s.end and s.start < m.end() for s in spans)
+        and not _ASKS_OF_WINNING.search(question, 0, m.start())
+    ]
 
 
 def time_clauses(question: str) -> list[tuple[int, int]]:

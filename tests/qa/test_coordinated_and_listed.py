@@ -58,6 +58,10 @@ def _hand(kg: kgsvc.KG, where: str) -> list[str]:
         ("I need Frits Zernike's date and place of death.", "Zernike", ("deathDate", "deathPlace")),
         ("Birth date and death date of Hendrik Lorentz?", "Lorentz", ("birthDate", "deathDate")),
         ("What were Frits Zernike's birth date and death place?", "Zernike", ("birthDate", "deathPlace")),
+        # two questions of one thing, the second naming it by a pronoun (sixth session, batches 32-33)
+        ("Where was Hendrik Lorentz born, and on what date did he die?", "Lorentz", ("birthPlace", "deathDate")),
+        ("I'm curious where Frits Zernike was born and when they died.", "Zernike", ("birthPlace", "deathDate")),
+        ("When was Frits Zernike born and where did he die?", "Zernike", ("birthDate", "deathPlace")),
     ],
 )
 def test_two_attributes_of_one_thing(graph: kgsvc.KG, question: str, person: str, relations: tuple[str, str]) -> None:
@@ -69,8 +73,9 @@ def test_two_attributes_of_one_thing(graph: kgsvc.KG, question: str, person: str
     assert answer.sparql is not None and "UNION" in answer.sparql
     assert hand_answers(graph, answer.sparql.replace("?answer", "?x"), DATASET) == expected
     assert answer.pattern is not None and len(answer.pattern.triples) == 2
-    # the mentions are in the question as written
+    # the mentions are in the question as written (a name written in for a pronoun: where it was named)
     assert [question[m.start : m.end] for m in answer.mentions] == [m.text for m in answer.mentions]
+    assert person in " ".join(m.text for m in answer.mentions)
 
 
 def test_a_coordination_inside_a_name_or_of_verbs_is_no_two_questions() -> None:
