@@ -142,9 +142,14 @@ _WH_OPENS = re.compile(r"^\W*" + _ASKED, re.IGNORECASE)
 #: Between two questions: a comma (with or without "and"), "and" or a semicolon, right before the second question
 #: word ("…, and *on what date* did they die?").
 _NEXT_QUESTION = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*;\s*)(?=" + _ASKED + ")", re.IGNORECASE)
-#: The pronoun that names the topic again in the second question; "his", "their", "its" (and "her" before a noun)
-#: are its genitive.
-_PRONOUN = re.compile(r"\b(?P<subject>they|he|she|it|him|them)\b|\b(?P<genitive>his|their|its|her)\b", re.IGNORECASE)
+#: The personal pronoun that names the topic again in the second question; "his", "their" (and "her" before a noun)
+#: are its genitive. Not "it": after "where" or "when" it names a place, a prize, the answer as often as the topic
+#: ("Where did X die, and what country is *it* in?").
+_PRONOUN = re.compile(r"\b(?:they|he|she|him|them)\b|\b(?P<genitive>his|their|her)\b", re.IGNORECASE)
+#: A topic that is the owner of what the first question asks of ("X's *husband*", "the *wife* of X"): the pronoun may
+#: name either.
+_OWNED_AFTER = re.compile(r"['’]s\b")
+_OWNED_BEFORE = re.compile(r"\b(?:the|a|an|his|her|their)\s+[\w-]+\s+of\s+$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -177,8 +182,9 @@ class Clauses:
 
 def split_clauses(text: str, topic: tuple[int, int], *, kept: int = 0, shift: int = 0) -> Clauses | None:
     """The two questions of ``text`` when it asks two questions of the thing named at ``topic`` (the one linked span
-    of the first question), the second naming it by one pronoun; ``None`` otherwise, and where the pronoun may name
-    the first question's answer instead (after "who …", and "it" after "what / which …").
+    of the first question), the second naming it by one personal pronoun; ``None`` otherwise, and where the pronoun
+    may name another thing: the first question's answer ("who …"), or what the topic owns ("X's husband", "the wife
+    of X"). A third question after the second stays in it (the caller asks each part, which splits again).
 
     >>> c = split_clauses("Where was Wangari Maathai born, and on what date did they die?", (10, 25))
     >>> c.first, c.second
@@ -189,29 +195,32 @@ def split_clauses(text: str, topic: tuple[int, int], *, kept: int = 0, shift: in
     True
     >>> split_clauses("What did X write and when was it published?", (9, 10)) is None
     True
+    >>> split_clauses("Where was X's husband born, and when did he die?", (10, 11)) is None
+    True
     >>> split_clauses("Where was X born, and who was born in Rome?", (10, 11)) is None
     True
     """
     opens = _WH_OPENS.match(text)
     if opens is None or topic[0] < opens.end() or re.search(r"\bwho(?:m|se)?$", opens.group(0), re.IGNORECASE):
         return None  # "who …" asks for people a pronoun may name again
+    if _OWNED_AFTER.match(text, topic[1]) or _OWNED_BEFORE.search(text, 0, topic[0]):
+        return None
     for sep in _NEXT_QUESTION.finditer(text, topic[1]):
         second = text[sep.end() :]
         pronouns = list(_PRONOUN.finditer(second))
         if len(pronouns) != 1:
             continue
         pronoun = pronouns[0]
-        if pronoun.group(0).casefold() in ("it", "its") and re.search(r"\b(?:what|which)$", opens.group(0), re.I):
-            continue  # "What did X write and when was *it* published?": the answer named again
         name, genitive = text[topic[0] : topic[1]], pronoun.group("genitive") is not None
         if pronoun.group(0).casefold() == "her":  # "her prize" names her prize; "born to her" names her
             after = re.match(r"\s+(\w+)", second[pronoun.end() :])
             genitive = after is not None and after.group(1).casefold() not in STOPWORDS
         written = f"{name}'s" if genitive else name
-        closing = re.search(r"[?.!]*\s*$", text)
-        first = text[: sep.start()].rstrip(" ,;") + (closing.group(0).strip() if closing else "")
+        closing = text[len(text.rstrip("?.! ")) :].strip()
+        first = text[: sep.start()].rstrip(" ,;") + closing
         p0, p1 = sep.end() + pronoun.start(), sep.end() + pronoun.end()
         asked = re.match(r"\W*(?:" + _PREPOSITION + r"(?:what|which)\s+\w+|" + _ASKED + ")", second, re.IGNORECASE)
+        assert asked is not None  # the second question opens with its question word (_NEXT_QUESTION)
         return Clauses(
             first=first,
             second=second[: pronoun.start()] + written + second[pronoun.end() :],
@@ -219,7 +228,7 @@ def split_clauses(text: str, topic: tuple[int, int], *, kept: int = 0, shift: in
             pronoun=(p0, p1),
             topic=topic,
             written=len(written),
-            nouns=(opens.group(0).strip(), asked.group(0).strip() if asked else ""),
+            nouns=(opens.group(0).strip(), asked.group(0).strip()),
             kept=kept,
             shift=shift,
         )

@@ -1970,7 +1970,9 @@ class _KindPath:
         # "Has anyone born in X won the physics Nobel?": someone unnamed meets both, by a step and by two; a path from
         # one that misses the other is no "no" while such a meeting ranks below it
         anyone = _ANYONE.search(self.question) is not None
-        for r in ranked:
+        for i, r in enumerate(ranked):
+            if chosen_rank is not None and i >= _ANYONE_SCAN:
+                break
             c = r.candidate
             if (
                 len(c.branches) == 2
@@ -1985,8 +1987,7 @@ class _KindPath:
             if not self.fits(ends, target) or (chosen_rank is not None and not target & ends):
                 continue
             found = sorted(target & ends)
-            if chosen_rank is None or found:
-                chosen_rank, hit = r, (found[0] if found else None)
+            chosen_rank, hit = r, (found[0] if found else None)
             if found or not anyone:
                 break
         if chosen_rank is None:
@@ -2142,11 +2143,15 @@ def _one_step_each(candidate: CandidatePattern) -> bool:
 
 
 #: An indefinite subject ("Has *anyone* born in X won the physics Nobel?", "Did *any laureate* …"): the two named
-#: things are conditions on someone unnamed, who may reach either by two steps (the prize's *category*), unlike a
+#: things are conditions on someone unnamed, who may reach either by two steps (a thing's class or field), unlike a
 #: named subject, whose institution's prizes are not its own.
 _ANYONE = re.compile(
     r"^\W*(?:has|have|had|did|does|do|is|are|was|were)\s+(?:there\s+)?(?:any|some)(?:one|body|\s)", re.IGNORECASE
 )
+
+
+#: How far down the ranking an "anyone" question looks for a meeting or a path that hits, past a path that misses.
+_ANYONE_SCAN = 12
 
 
 def _within_two(candidate: CandidatePattern) -> bool:

@@ -65,16 +65,17 @@ _QUESTION_WORD = re.compile(r"(?:who|whom|whose|what|which|where|when|why|how)\b
 #: If so, who are they?", "Any physics laureates from X? *Names, please.*"): the question is read as "which were the
 #: …?", the request left out.
 _ANY_THEN_LIST = re.compile(
-    r"^\W*(?:(?:are|were|is|was)\s+(?:there\s+)?)?any\s+(?!of\b)(?P<rest>[^?]+)\?\s*(?:(?:and\s+)?if\s+so\W*)?"
+    r"^\W*(?:(?:are|were|is|was)\s+(?:there\s+)?)?any\s+(?!(?:of|idea|chance|news|way|luck|clue|thoughts?)\b)"
+    r"(?P<rest>[^?]+)\?\s*(?:(?:and\s+)?if\s+so\W*)?"
     r"(?:(?:please\s+)?(?:list|name|show|give\s+me|tell\s+me)\s+(?:them|those|these|who\s+they\s+(?:are|were)"
     r"|which\s+ones?|(?:their\s+)?names)|(?:who|which(?:\s+ones?)?)\s+(?:are|were)\s+they|which\s+ones?|who"
-    r"|(?:(?:their|the)\s+)?names?(?:\W+please)?)\W*$",
+    r"|(?:(?:their|the)\s+)?names?)\W*$",
     re.IGNORECASE,
 )
 #: "Why …? *Quote me the citation.*": a request for the reason already asked, left out.
 _WHY_THEN_REASON = re.compile(
     r"^(?P<asked>\W*why\b[^?]*\?)\s*(?:please\s+)?(?:quote|give|show|tell|send)\s+(?:me|us)\s+(?:the|its|their|his|her)\s+"
-    r"(?:official\s+|exact\s+|full\s+)?(?:citation|motivation|reason|rationale|wording)s?(?:\W+please)?\W*$",
+    r"(?:official\s+|exact\s+|full\s+)?(?:citation|motivation|reason|rationale|wording)s?\W*$",
     re.IGNORECASE,
 )
 #: "the names of whoever won …", "the names of everyone who …": asked for by "who".
@@ -85,6 +86,8 @@ _PEOPLE_WHO = re.compile(
     r"(?:every(?:one|body)|any(?:one|body)|(?:all\s+)?(?:those|the\s+ones|the\s+people|people))\s+(?=who\b)",
     re.IGNORECASE,
 )
+#: A quantifier opening such a noun phrase ("*Every* laureate whose …", "*All* who won …").
+_EVERY = re.compile(r"(?:every(?:one|body)?|each|all(?:\s+the)?|any(?:one|body)?|those)\s+", re.IGNORECASE)
 #: A question written as a noun phrase with a relative clause and no question word or auxiliary before it ("physics
 #: laureates who died in X", "nobel laureates whose place of death was X"): one to four words, then "who", "whose"
 #: or "that" in lower case (not a title's "Who") and more words (not "the movie X starred who"); not a count ("number
@@ -92,7 +95,7 @@ _PEOPLE_WHO = re.compile(
 _FRAGMENT = re.compile(
     r"^\W*(?!(?:who|whom|whose|what|which|where|when|why|how|is|are|was|were|do|does|did|has|have|had|can|could"
     r"|will|would|should|shall|may|might|must|in|on|at|of|for|from|by|with|to|among|between|number|count|total"
-    r"|headcount|amount|i|i'm|we|you)\b)((?:[\w'.-]+\s+){1,4}?|(?:[\w'.()-]+\s+){5,12}?)(?-i:who|whose|that)\s+\w",
+    r"|headcount|amount|i|i'm|we|you|any\s+(?:idea|clue|chance|thoughts?))\b)((?:[\w'.-]+\s+){1,4}?|(?:[\w'.()-]+\s+){5,12}?)(?-i:who|whose|that)\s+\w",
     re.IGNORECASE,
 )
 #: A question asked after its subject, by a wh-word, a copula and a pronoun ("Nobel-winning women born in X — who are
@@ -121,12 +124,16 @@ _IDIOMS = [
 #: An intensifier right after a question word ("who *in the world* wrote X", "what *on earth* is …"): written over
 #: by spaces, so that "the world" is not read as a name (a film called "The World") nor "earth" as a place.
 _INTENSIFIER = re.compile(
-    r"\b(?:who|whom|what|which|where|when|why|how)\s+(?P<filler>in\s+the\s+world|on\s+earth)\b", re.IGNORECASE
+    r"\b(?:who|whom|what|which|where|when|why|how)\s+(?P<filler>in\s+the\s+world|on\s+earth)\b(?!\s+of\b)",
+    re.IGNORECASE,
 )
 #: The answer written as a demonstrative at the end of a statement, as in a quiz ("X is a film written by *this
 #: person*"): read as "whom", which asks for that person; only where no question word is written (a capitalised one
 #: inside the text is a title's: "*He Who* Gets Slapped is a film written by this person").
 _THIS_PERSON = re.compile(r"(?<=\s)th(?:is|ese)\s+(?:person|people|man|woman|individual)(?=\W*$)", re.IGNORECASE)
+_AUXILIARY_OPENS = re.compile(
+    r"\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|shall|may|might|must)\b", re.IGNORECASE
+)
 #: A compound whose second word is a participle or agent noun ("Spain-born", "prize-winners"): read as two words (the
 #: hyphen written over by a space), so that the participle names its relation and the first word links on its own.
 #: English only; a name's own hyphen ("Euler-Chelpin"), an adjective ("prize-winning work") and a prefix
@@ -159,7 +166,7 @@ _ANY_AMONG = re.compile(
 )
 #: A closing "please" ("Dates of death for X, please."): a courtesy, no part of what is asked; with the punctuation
 #: around it, not a bracket or quote it follows ("… (now Poland), please.").
-_PLEASE = re.compile(r"[\s,;:.!?—–-]*\bplease\W*$", re.IGNORECASE)
+_PLEASE = re.compile(r"[\s,;:.!?(—–-]*\bplease\W*$", re.IGNORECASE)
 #: A question word anywhere ("the films that share actors with X were released in *which* years" asks already).
 _ASKING = re.compile(r"\b(?:who|whom|whose|what|which|where|when|why|how)\b", re.IGNORECASE)
 _NUMBER_OF = re.compile(r"the\s+(?:total\s+)?(?:number|(?-i:count))\s+of\b|a\s+(?-i:count)\s+of\b", re.IGNORECASE)
@@ -232,10 +239,10 @@ def as_question(question: str) -> Reworded:
     >>> form = as_question("Was any woman among the winners of X?")
     >>> form.text, form.exists
     ('how many woman among the winners of X?', 'woman')
-    >>> as_question("who in the world wrote Hey Ram").text
-    'who              wrote Hey Ram'
-    >>> as_question("Hard Luck is a film written by this person").text
-    'Hard Luck is a film written by whom       '
+    >>> as_question("who in the world wrote Night Ferry").text
+    'who              wrote Night Ferry'
+    >>> as_question("Night Ferry is a film written by this person").text
+    'Night Ferry is a film written by whom       '
     >>> as_question("I need Arthur Kornberg's place of death.").text
     "Arthur Kornberg's place of death."
     >>> as_question("Were any Nobel laureates born in Strassburg? List them.").text
@@ -281,8 +288,10 @@ def as_question(question: str) -> Reworded:
     fragment = _FRAGMENT.match(question) if command is None else None
     if fragment is not None and not _ASKING.search(question, fragment.end()):
         rest = fragment.start(1)  # "physics laureates who died in X": a noun phrase asked for by its clause
-        every = re.match(r"(?:every|each|all(?:\s+the)?|any)\s+", question[rest:], re.IGNORECASE)
-        rest += every.end() if every else 0  # "Every laureate whose …" asks for them all
+        if _EVERY.fullmatch(question, rest, fragment.end(1)):  # "All who won in 1950": who won in 1950
+            return Reworded(question, question[fragment.end(1) :], kept=fragment.end(1), shift=-fragment.end(1))
+        every = _EVERY.match(question, rest)
+        rest = every.end() if every else rest  # "Every laureate whose …" asks for them all
         return Reworded(question, "which " + question[rest:], kept=rest, shift=len("which ") - rest)
     if command is None or _titled(question, command):
         return Reworded(question, question)
@@ -318,7 +327,9 @@ def _plain_idioms(question: str) -> str:
     for pattern in _WRITTEN_DATES:
         question = pattern.sub(_iso_date, question)
     question = _INTENSIFIER.sub(lambda m: m.group(0).replace(m.group("filler"), " " * len(m.group("filler"))), question)
-    if not any(m.start() == 0 or question[m.start()].islower() for m in _ASKING.finditer(question.lstrip())):
+    opening = len(question) - len(question.lstrip())
+    asking = any(m.start() == opening or question[m.start()].islower() for m in _ASKING.finditer(question))
+    if not asking and not _AUXILIARY_OPENS.match(question):  # "Is X married to this woman?" asks yes or no
         question = _THIS_PERSON.sub(lambda m: "whom".ljust(len(m.group(0))), question)
     return _COMPOUND.sub(" ", question)
 

@@ -435,22 +435,32 @@ def same_nouns(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, st
     return found
 
 
-#: Winning something indefinite ("… *and won a Nobel*", "everyone at X *who won a prize*", "born in X *and went on to
-#: win an award*"): said of the answer, with nothing named to reach; ends at a clause mark, "and", "who" or the end.
+#: Winning something indefinite after "and", "who", "that" or a clause mark ("… *and won a Nobel*", "everyone at X
+#: *who won a prize*", "born in X *and went on to win an award*"): said of the answer besides what the question asks,
+#: with nothing named to reach; ends at a clause mark, "and", "who" or the end. Not the question's own predicate
+#: ("Which player got a yellow card?"), nor "won a prize twice".
+_OBJECT_WORD = (
+    r"(?!(?:in|at|for|of|from|with|while|during|on|by|to|as|before|after|between|twice|again|once|times)\b)"
+    r"[^\W\d_][\w-]*+"
+)
 _WON_SOME = re.compile(
-    r"\b(?:(?:went|go|goes)\s+on\s+to\s+)?(?:won|wins?|winning|received|receive|got|get|earned|earn"
-    r"|(?:was|were|been|be)\s+awarded)\s+(?:a|an)\s+(?:(?!(?:in|at|for|of|from|with|while|during|on|by|to|as|before|after|between)\b)[^\W\d_][\w-]*\s*){1,3}?(?=[,;:?!.—–]|\s+(?:and|who|but)\b|\s*$)",
+    r"(?:^|[,;:]|\b(?:and|who|that|which))\s+(?:(?:later|also|then|have|has|had)\s+)?"
+    r"(?P<clause>(?:(?:went|go|goes)\s+on\s+to\s+)?(?:won|wins?|winning|received|receive|got|get|earned|earn"
+    r"|(?:was|were|been|be)\s+awarded)\s+(?:a|an)\s+" + _OBJECT_WORD + r"(?:\s+" + _OBJECT_WORD + r"){0,2})"
+    r"(?=\s*(?:[,;:?!.—–]|(?:and|who|but)\b|$))",
     re.IGNORECASE,
 )
 
 
 #: Before the clause, a question about the winning itself ("In which *years* did people born in X win a Nobel?").
-_ASKS_OF_WINNING = re.compile(r"\b(?:when|years?|dates?|decades?|why|ages?|old|how\s+many\s+times)\b", re.IGNORECASE)
+_ASKS_OF_WINNING = re.compile(
+    r"\b(?:when|years?|dates?|decades?|why|ages?|how\s+old|how\s+many\s+times)\b", re.IGNORECASE
+)
 
 
 def won_something(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, int]]:
     """The ``(start, end)`` of each clause winning something indefinite (:data:`_WON_SOME`) with no linked entity
-    in it and no question of when or why before it, which the ranker does not read: in a graph of prize winners it
+    in it and no question of when or why in the question, which the ranker does not read: in a graph of prize winners it
     says what every answer did, and read, "won" and "Nobel" paid for steps to the prize and on to its other winners
     ("Who was born in Weimar and won a Nobel?").
 
@@ -459,13 +469,16 @@ def won_something(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int,
     ['went on to win a Nobel']
     >>> won_something("Who won a Nobel in chemistry?", []), won_something("In which years did X win a Nobel?", [])
     ([], [])
+    >>> won_something("Which player got a yellow card?", []), won_something("Who else won a prize twice?", [])
+    ([], [])
     """
-    return [
-        m.span()
-        for m in _WON_SOME.finditer(question)
-        if not any(m.start() < s.end and s.start < m.end() for s in spans)
-        and not _ASKS_OF_WINNING.search(question, 0, m.start())
-    ]
+    found = []
+    for m in _WON_SOME.finditer(question):
+        start, end = m.span("clause")
+        if any(start < s.end and s.start < end for s in spans) or _ASKS_OF_WINNING.search(question):
+            continue
+        found.append((start, end))
+    return found
 
 
 def time_clauses(question: str) -> list[tuple[int, int]]:

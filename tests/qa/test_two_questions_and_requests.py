@@ -29,6 +29,7 @@ import pytest
 import kgsvc
 from kgsvc.qa.coordination import split_clauses
 from kgsvc.qa.question_form import as_question
+from kgsvc.qa.question_nouns import won_something
 from tests.qa.conftest import answer_values, hand_answers, indexed_turtle
 from tests.qa.test_clauses_and_titles import EX, TURTLE
 from tests.qa.test_existence_and_others import MORE
@@ -99,3 +100,16 @@ def test_a_request_for_the_reason_already_asked_is_left_out() -> None:
     assert as_question("Why did X get the Nobel? Quote me the citation.").text == "Why did X get the Nobel?"
     # a request for something else is kept
     assert as_question("Why did X get the Nobel? Give me the date.").text.endswith("Give me the date.")
+
+
+def test_the_new_readings_leave_other_questions_alone() -> None:
+    """Found by a review of the first version: a predicate of its own, an owner's thing, a yes/no question, a name
+    after "in the world", a quantifier before "who" and a bracketed "please"."""
+    assert won_something("Which player got a yellow card?", []) == []  # the question's own predicate
+    assert won_something("Who else won a prize twice?", []) == []
+    assert split_clauses("Where was X's husband born, and when did he die?", (10, 11)) is None
+    assert split_clauses("Where did X die and what country is it in?", (14, 15)) is None  # "it": the place
+    assert as_question("Is Pierre married to this woman?").text == "Is Pierre married to this woman?"
+    assert as_question("what in the world of physics did X do").text == "what in the world of physics did X do"
+    assert as_question("All who won the prize in 1950").text == "who won the prize in 1950"
+    assert as_question("Films by X (please)").text == "Films by X"
