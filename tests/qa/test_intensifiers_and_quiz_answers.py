@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgsvc.qa.pipeline import QuestionAnswerer
+from kgsvc.qa.pipeline import MAX_MENTIONS, MAX_QUESTION_CHARS, QuestionAnswerer, _main_spans
 from kgsvc.qa.question_form import as_question
 from tests.qa.conftest import zero_shot_answerer
 
@@ -75,3 +75,15 @@ def test_a_title_s_capitalised_question_word_is_no_question_word() -> None:
     assert as_question("He Who Gets Slapped is a film written by this person").text.rstrip() == (
         "He Who Gets Slapped is a film written by whom"
     )
+
+
+def test_a_name_repeated_to_the_length_limit_is_read_with_a_bounded_number_of_mentions(qa: QuestionAnswerer) -> None:
+    """Found fuzzing 1,000-character questions: "earth earth …" linked the film *Earth* 166 times, and ranking read a
+    view and an alignment per mention (11 s); the question is now read with its best :data:`MAX_MENTIONS`."""
+    question = ("earth " * 170)[:MAX_QUESTION_CHARS]
+    spans = qa.linker.link(question)
+    assert len(spans) > MAX_MENTIONS
+    kept = _main_spans(spans, 0.0)
+    assert len(kept) == MAX_MENTIONS and kept == sorted(kept, key=lambda s: s.start)
+    answer = qa.ask(question)  # answered or refused, with no error
+    assert len(answer.mentions) <= MAX_MENTIONS
