@@ -74,8 +74,9 @@ _ANY_THEN_LIST = re.compile(
 )
 #: "Why …? *Quote me the citation.*": a request for the reason already asked, left out.
 _WHY_THEN_REASON = re.compile(
-    r"^(?P<asked>\W*why\b[^?]*\?)\s*(?:please\s+)?(?:quote|give|show|tell|send)\s+(?:me|us)\s+(?:the|its|their|his|her)\s+"
-    r"(?:official\s+|exact\s+|full\s+)?(?:citation|motivation|reason|rationale|wording)s?\W*$",
+    r"^(?P<asked>\W*why\b[^?]*\?)\s*(?:please\s+)?(?:quote|give|show|tell|send)\s+(?:me|us)\s+"
+    r"(?:the|its|their|his|her)\s+(?:official\s+|exact\s+|full\s+)?"
+    r"(?:citation|motivation|reason|rationale|wording)s?\W*$",
     re.IGNORECASE,
 )
 #: "the names of whoever won …", "the names of everyone who …": asked for by "who".
@@ -95,7 +96,8 @@ _EVERY = re.compile(r"(?:every(?:one|body)?|each|all(?:\s+the)?|any(?:one|body)?
 _FRAGMENT = re.compile(
     r"^\W*(?!(?:who|whom|whose|what|which|where|when|why|how|is|are|was|were|do|does|did|has|have|had|can|could"
     r"|will|would|should|shall|may|might|must|in|on|at|of|for|from|by|with|to|among|between|number|count|total"
-    r"|headcount|amount|i|i'm|we|you|any\s+(?:idea|clue|chance|thoughts?))\b)((?:[\w'.-]+\s+){1,4}?|(?:[\w'.()-]+\s+){5,12}?)(?-i:who|whose|that)\s+\w",
+    r"|headcount|amount|i|i'm|we|you|any\s+(?:idea|clue|chance|thoughts?))\b)"
+    r"((?:[\w'.-]+\s+){1,4}?|(?:[\w'.()-]+\s+){5,12}?)(?-i:who|whose|that)\s+\w",
     re.IGNORECASE,
 )
 #: A question asked after its subject, by a wh-word, a copula and a pronoun ("Nobel-winning women born in X — who are
