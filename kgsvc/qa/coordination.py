@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from kgsvc.qa.link import STOPWORDS
+from kgsvc.qa.question_form import Reworded
 from kgsvc.qa.result import Answer, Mention, PatternGraph, PatternTriple
 
 __all__ = ["Clauses", "Coordination", "joined", "split_attributes", "split_clauses"]
@@ -164,8 +165,7 @@ class Clauses:
     topic: tuple[int, int]  # the topic's span in the text
     written: int  # the length of what the second question has in the pronoun's place
     nouns: tuple[str, str]  # the question words, for the answer's text
-    kept: int = 0  # the text's map back to the question as written (:class:`kgsvc.qa.question_form.Reworded`)
-    shift: int = 0
+    form: Reworded  # the question as written and the text read of it (which the offsets above are in)
 
     def original(self, part: int, start: int, end: int) -> tuple[int, int]:
         """The span of the question as written that ``[start, end)`` of part ``part`` (0 or 1) reads; the topic
@@ -177,29 +177,33 @@ class Clauses:
             else:
                 after = (p1 - p0) - self.written  # how much longer the pronoun is than the name written in
                 start, end = (i + self.cut + (after if i > at else 0) for i in (start, end))
-        return max(start - self.shift, self.kept), max(end - self.shift, self.kept)
+        return self.form.original_span(start, end)
 
 
-def split_clauses(text: str, topic: tuple[int, int], *, kept: int = 0, shift: int = 0) -> Clauses | None:
-    """The two questions of ``text`` when it asks two questions of the thing named at ``topic`` (the one linked span
-    of the first question), the second naming it by one personal pronoun; ``None`` otherwise, and where the pronoun
-    may name another thing: the first question's answer ("who …"), or what the topic owns ("X's husband", "the wife
-    of X"). A third question after the second stays in it (the caller asks each part, which splits again).
+def split_clauses(form: Reworded, topic: tuple[int, int]) -> Clauses | None:
+    """The two questions of ``form.text`` when it asks two questions of the thing named at ``topic`` (the one linked
+    span of the first question, in ``form.text``), the second naming it by one personal pronoun; ``None`` otherwise,
+    and where the pronoun may name another thing: the first question's answer ("who …"), or what the topic owns
+    ("X's husband", "the wife of X"). A third question after the second stays in it (the caller asks each part,
+    which splits again). Offsets map back to the question as written through ``form`` (:meth:`Clauses.original`).
 
-    >>> c = split_clauses("Where was Wangari Maathai born, and on what date did they die?", (10, 25))
+    >>> def split(text, topic):
+    ...     return split_clauses(Reworded(text, text), topic)
+    >>> c = split("Where was Wangari Maathai born, and on what date did they die?", (10, 25))
     >>> c.first, c.second
     ('Where was Wangari Maathai born?', 'on what date did Wangari Maathai die?')
-    >>> split_clauses("where Daniel Bovet was born and when he died.", (6, 18)).second
+    >>> split("where Daniel Bovet was born and when he died.", (6, 18)).second
     'when Daniel Bovet died.'
-    >>> split_clauses("Who won in 1950 and where were they born?", (11, 15)) is None  # "they": the answer
+    >>> split("Who won in 1950 and where were they born?", (11, 15)) is None  # "they": the answer
     True
-    >>> split_clauses("What did X write and when was it published?", (9, 10)) is None
+    >>> split("What did X write and when was it published?", (9, 10)) is None
     True
-    >>> split_clauses("Where was X's husband born, and when did he die?", (10, 11)) is None
+    >>> split("Where was X's husband born, and when did he die?", (10, 11)) is None
     True
-    >>> split_clauses("Where was X born, and who was born in Rome?", (10, 11)) is None
+    >>> split("Where was X born, and who was born in Rome?", (10, 11)) is None
     True
     """
+    text = form.text
     opens = _WH_OPENS.match(text)
     if opens is None or topic[0] < opens.end() or re.search(r"\bwho(?:m|se)?$", opens.group(0), re.IGNORECASE):
         return None  # "who …" asks for people a pronoun may name again
@@ -229,8 +233,7 @@ def split_clauses(text: str, topic: tuple[int, int], *, kept: int = 0, shift: in
             topic=topic,
             written=len(written),
             nouns=(opens.group(0).strip(), asked.group(0).strip()),
-            kept=kept,
-            shift=shift,
+            form=form,
         )
     return None
 

@@ -139,7 +139,7 @@ class QAGraph:
     _classes: list[int] | None = field(default=None, repr=False)
     _times: frozenset[int] | None = field(default=None, repr=False)
     _links: dict[int, frozenset[str]] | None = field(default=None, repr=False)
-    _edges: dict[int, npt.NDArray[np.int64]] | None = field(default=None, repr=False)
+    _samples: dict[int, tuple[list[int], list[int]]] | None = field(default=None, repr=False)
 
     @classmethod
     def from_index(cls, index: Any, *, name: str = "") -> QAGraph:
@@ -215,21 +215,23 @@ class QAGraph:
     def relation_objects(self) -> list[tuple[int, list[int]]]:
         """Each relation that has triples, with up to :data:`OBJECT_SAMPLE` of its objects evenly spaced in edge
         order: what a relation could point to. O(triples log triples) once, then cached."""
-        tails = np.asarray(self.snapshot.triple_tails, dtype=np.int64)
-        return [(r, tails[edges].tolist()) for r, edges in self._sampled().items()]
+        return [(r, objects) for r, (objects, _) in self._sampled().items()]
 
     def relation_subjects(self, relation: int) -> list[int]:
         """Up to :data:`OBJECT_SAMPLE` subjects of ``relation``'s triples, evenly spaced in edge order: what holds
-        it. O(triples log triples) once per graph, then O(sample)."""
-        edges = self._sampled().get(relation, np.zeros(0, np.int64))
-        heads: list[int] = np.asarray(self.snapshot.triple_heads, dtype=np.int64)[edges].tolist()
-        return heads
+        it. O(triples log triples) once per graph, then cached."""
+        return self._sampled().get(relation, ([], []))[1]
 
-    def _sampled(self) -> dict[int, npt.NDArray[np.int64]]:
-        """The edge ids :func:`~kgsvc.qa.aggregate.sampled_edges` samples per relation, read once."""
-        if self._edges is None:
-            self._edges = dict(sampled_edges(self.snapshot, OBJECT_SAMPLE))
-        return self._edges
+    def _sampled(self) -> dict[int, tuple[list[int], list[int]]]:
+        """Per relation, the objects and subjects of the edges :func:`~kgsvc.qa.aggregate.sampled_edges` samples,
+        read once (only the sampled rows of the triple arrays are read)."""
+        if self._samples is None:
+            heads, tails = np.asarray(self.snapshot.triple_heads), np.asarray(self.snapshot.triple_tails)
+            self._samples = {
+                r: (tails[edges].tolist(), heads[edges].tolist())
+                for r, edges in sampled_edges(self.snapshot, OBJECT_SAMPLE)
+            }
+        return self._samples
 
     def link_relations(self) -> dict[int, frozenset[str]]:
         """The relations whose objects are links out of the graph, each with the words of its objects' hosts

@@ -128,10 +128,13 @@ from kgsvc.retrieval.pattern import Pattern, PatternEdge, PatternNode
 from kgsvc.retrieval.result import Match
 from kgsvc.retrieval.search import top_k_subgraphs
 
-__all__ = ["MAX_QUESTION_CHARS", "QAOptions", "QuestionAnswerer", "walks_back"]
+__all__ = ["MAX_MENTIONS", "MAX_QUESTION_CHARS", "QAOptions", "QuestionAnswerer", "walks_back"]
 
 #: The longest question read: a question is a sentence or two, and the readings' patterns are bounded by it.
 MAX_QUESTION_CHARS = 1000
+#: The most entity mentions a question is read with: a natural question names a few, while 1,000 characters of one
+#: name repeated linked 166 mentions and took 11 s to rank (a view and an alignment per mention).
+MAX_MENTIONS = 16
 
 log = logging.getLogger(__name__)
 
@@ -849,7 +852,7 @@ class QuestionAnswerer:
                 return None
         elif len(spans) == 1:  # "Where was X born, and on what date did they die?": X the one name, in the first
             topic = (spans[0].start, spans[0].end)
-            coordination = split_clauses(form.text, topic, kept=form.kept, shift=form.shift)
+            coordination = split_clauses(form, topic)
         if coordination is None:
             return None
         if classify(form.text, [(s.start, s.end) for s in spans]).kind != "lookup":
@@ -1364,11 +1367,6 @@ def _came_back(match: Match, pattern: Pattern, anchors: Collection[int]) -> set[
         for v, node in enumerate(match.node_map)
         if v not in anchors and v != pattern.answer and node == match.node_map[a]
     }
-
-
-#: The most entity mentions a question is read with: a natural question names a few, while 1,000 characters of one
-#: name repeated linked 166 mentions and took 11 s to rank (a view and an alignment per mention).
-MAX_MENTIONS = 16
 
 
 def _main_spans(spans: list[LinkedSpan], relative: float) -> list[LinkedSpan]:

@@ -52,8 +52,8 @@ __all__ = [
     "same_nouns",
     "says_shared",
     "time_clauses",
-    "won_something",
     "unread_class_nouns",
+    "won_something",
 ]
 
 #: The noun a question asks for, right after its wh-phrase ("Which *women* …", "How many *physicists* …").
@@ -452,7 +452,7 @@ _WON_SOME = re.compile(
 )
 
 
-#: Before the clause, a question about the winning itself ("In which *years* did people born in X win a Nobel?").
+#: A question about the winning itself ("In which *years* did people born in X win a Nobel?"): the clause is read.
 _ASKS_OF_WINNING = re.compile(
     r"\b(?:when|years?|dates?|decades?|why|ages?|how\s+old|how\s+many\s+times)\b", re.IGNORECASE
 )
@@ -460,9 +460,9 @@ _ASKS_OF_WINNING = re.compile(
 
 def won_something(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int, int]]:
     """The ``(start, end)`` of each clause winning something indefinite (:data:`_WON_SOME`) with no linked entity
-    in it and no question of when or why in the question, which the ranker does not read: in a graph of prize winners it
-    says what every answer did, and read, "won" and "Nobel" paid for steps to the prize and on to its other winners
-    ("Who was born in Weimar and won a Nobel?").
+    in it, which the ranker does not read (none in a question of when or why, :data:`_ASKS_OF_WINNING`): in a graph
+    of prize winners it says what every answer did, and read, "won" and "Nobel" paid for steps to the prize and on
+    to its other winners ("Who was born in Weimar and won a Nobel?").
 
     >>> q = "Who was born in Weimar and went on to win a Nobel?"
     >>> [q[a:b] for a, b in won_something(q, [])]
@@ -472,13 +472,10 @@ def won_something(question: str, spans: Sequence[LinkedSpan]) -> list[tuple[int,
     >>> won_something("Which player got a yellow card?", []), won_something("Who else won a prize twice?", [])
     ([], [])
     """
-    found = []
-    for m in _WON_SOME.finditer(question):
-        start, end = m.span("clause")
-        if any(start < s.end and s.start < end for s in spans) or _ASKS_OF_WINNING.search(question):
-            continue
-        found.append((start, end))
-    return found
+    if _ASKS_OF_WINNING.search(question):
+        return []
+    clauses = (m.span("clause") for m in _WON_SOME.finditer(question))
+    return [(start, end) for start, end in clauses if not any(start < s.end and s.start < end for s in spans)]
 
 
 def time_clauses(question: str) -> list[tuple[int, int]]:
