@@ -104,6 +104,7 @@ from kgsvc.index.labels import (
     RDF_TYPE,
     LabelTables,
     extract_labels,
+    find_node,
     literal_start,
     patch_tables,
     subject_triples,
@@ -553,14 +554,6 @@ def _incremental_base(
         return None, None
 
 
-def _node_id(tables: LabelTables, term: str) -> int | None:
-    """The id of node ``term`` in ``tables`` (terms sorted: IRIs and blank nodes, then literals), or ``None``.
-    O(log n)."""
-    key = (term.startswith('"'), term)
-    i = bisect.bisect_left(tables.node_terms, key, key=lambda t: (t.startswith('"'), t))
-    return i if i < len(tables.node_terms) and tables.node_terms[i] == term else None
-
-
 def _kept_plan(
     old_plan: dict[str, list[str]] | None,
     head: tuple[str, ...],
@@ -587,7 +580,7 @@ def _kept_plan(
         return iri == RDF_TYPE or (discovered_from(iri) and iri not in head)
 
     now = sorted((s, p, str(o)) for s, p, o in rows if relevant(p))
-    ids = [i for i in (_node_id(old, s) for s in subjects) if i is not None]
+    ids = [i for i in (find_node(old.node_terms, s) for s in subjects) if i is not None]
     relation = np.fromiter((relevant(t) for t in old.relation_terms), dtype=bool, count=old.n_relations)
     mask = relation[old.relations] & np.isin(old.heads, ids)
     triples = zip(old.heads[mask].tolist(), old.relations[mask].tolist(), old.tails[mask].tolist(), strict=True)

@@ -53,6 +53,7 @@ from kgsvc.errors import IndexError_
 from kgsvc.index.build import FORMAT, MANIFEST, vector_index_for
 from kgsvc.index.embed import Embedder
 from kgsvc.index.exact import exact_search, searched_exactly
+from kgsvc.index.labels import find_node
 from kgsvc.index.layers import Layers, embeddings_file, read_layers
 from kgsvc.index.snapshot import GraphSnapshot
 from kgsvc.index.strings import TextLabels, read_strings
@@ -118,6 +119,10 @@ class DatasetIndex:
     def node_term(self, node_id: int) -> str:
         """N-Triples text of node ``node_id``."""
         return self.node_terms[node_id]
+
+    def node_id(self, term: str) -> int | None:
+        """The node id of the N-Triples text ``term``, or ``None``. O(log n): the terms are in table order."""
+        return find_node(self.node_terms, term)
 
     def node_label(self, node_id: int) -> str:
         """Label text of node ``node_id``."""

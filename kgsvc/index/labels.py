@@ -70,6 +70,7 @@ __all__ = [
     "LabelTables",
     "extract_labels",
     "humanize",
+    "find_node",
     "literal_start",
     "patch_tables",
     "subject_triples",
@@ -586,6 +587,14 @@ def _order(term: str) -> tuple[bool, str]:
     return (term.startswith('"'), term)
 
 
+def find_node(node_terms: Sequence[str], term: str) -> int | None:
+    """The id of node ``term`` among ``node_terms`` in table order (IRIs and blank nodes, then literals, each by
+    N-Triples text: every index version's), or ``None``. O(log n) strings read."""
+    key = _order(term)
+    i = bisect.bisect_left(node_terms, key, key=_order)
+    return i if i < len(node_terms) and node_terms[i] == term else None
+
+
 class _SortedIndex:
     """``term -> position`` in a list of node terms in table order, by binary search (O(log n) per look-up)."""
 
@@ -593,9 +602,7 @@ class _SortedIndex:
         self.terms = terms
 
     def get(self, term: str) -> int | None:
-        key = _order(term)
-        i = bisect.bisect_left(self.terms, key, key=_order)
-        return i if i < len(self.terms) and self.terms[i] == term else None
+        return find_node(self.terms, term)
 
     def __contains__(self, term: str) -> bool:
         return self.get(term) is not None

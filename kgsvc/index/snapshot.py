@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from kgsvc.errors import IndexError_
 
-__all__ = ["GraphSnapshot"]
+__all__ = ["GraphSnapshot", "stable_order"]
 
 FORMAT = "kgsvc-graph-snapshot"
 VERSION = 1
@@ -58,6 +58,13 @@ _ARRAYS = (
 )
 
 IntArray = npt.NDArray[np.integer[Any]]
+
+
+def stable_order(keys: IntArray, limit: int) -> npt.NDArray[np.int64]:
+    """A stable argsort of integer ``keys`` in ``0 .. limit - 1`` (relation ids): a radix sort, O(len(keys)), when
+    ``limit`` fits 16 bits (NumPy sorts integers of 16 bits or fewer stably by radix), else a merge sort."""
+    small = np.uint8 if limit <= 2**8 else np.uint16 if limit <= 2**16 else np.int64
+    return np.argsort(np.asarray(keys).astype(small, copy=False), kind="stable").astype(np.int64, copy=False)
 
 
 def _id_dtype(limit: int) -> type[np.signedinteger[Any]]:

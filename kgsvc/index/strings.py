@@ -85,6 +85,25 @@ class StringTable(Sequence[str]):
         """Every string, decoded (O(bytes))."""
         return list(self)
 
+    def rows_containing(self, needle: bytes, *, window: int = 1 << 24) -> npt.NDArray[np.int64]:
+        """The indices of the strings whose UTF-8 bytes hold ``needle``, ascending. O(bytes) numpy, read in windows
+        of ``window`` bytes (memory bounded by the window, not by the table), no string decoded."""
+        if not needle:
+            return np.arange(len(self), dtype=np.int64)
+        blob, width, found = self.blob, len(needle), []
+        offsets = np.asarray(self.offsets, dtype=np.int64)
+        for start in range(0, int(blob.shape[0]), window):
+            part = np.asarray(blob[start : start + window + width - 1])
+            if part.shape[0] < width:
+                break
+            hit = part[: part.shape[0] - width + 1] == needle[0]
+            for k in range(1, width):
+                hit &= part[k : part.shape[0] - width + 1 + k] == needle[k]
+            at = np.flatnonzero(hit) + start
+            rows = np.searchsorted(offsets, at, side="right") - 1
+            found.append(rows[at + width <= offsets[rows + 1]])  # not across the end of a string
+        return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
     def splice(self, keep: npt.ArrayLike, inserts: Sequence[tuple[int, str]]) -> StringTable:
         """This table without the strings where ``keep`` is false, with ``inserts`` (position among the kept
         strings, string) put in before the kept string of that position (ascending positions; several at one
@@ -147,6 +166,16 @@ class TextLabels(Sequence[str]):
 
     def __init__(self, texts: Sequence[str], text_ids: npt.NDArray[np.integer[Any]]) -> None:
         self._texts, self._ids = texts, text_ids
+
+    @property
+    def texts(self) -> Sequence[str]:
+        """The distinct texts the labels are read from."""
+        return self._texts
+
+    @property
+    def text_ids(self) -> npt.NDArray[np.integer[Any]]:
+        """Each label's index in :attr:`texts`."""
+        return self._ids
 
     def __len__(self) -> int:
         return int(self._ids.shape[0])

@@ -19,7 +19,7 @@ import functools
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 from urllib.parse import quote
 
 import numpy as np
@@ -28,14 +28,16 @@ import numpy.typing as npt
 from kgsvc.gnn.predict import LinkPredictor
 from kgsvc.index.embed import Embedder
 from kgsvc.index.labels import RDF_TYPE
-from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.index.snapshot import GraphSnapshot, stable_order
+from kgsvc.index.strings import StringTable, TextLabels
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.aggregate import sampled_edges
 from kgsvc.qa.result import Term
 
-__all__ = ["Degrees", "Embed", "QAGraph", "Search", "load_embedder", "parse_term", "spaced"]
+__all__ = ["Degrees", "Embed", "QAGraph", "RelationEnds", "Search", "load_embedder", "parse_term", "spaced"]
 
 Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
+IntT = TypeVar("IntT", bound=np.integer[Any])
 #: ``search(vectors, k) -> (node ids, L2 distances)``, both ``(len(vectors), k)``, ``-1`` ids where fewer hits.
 Search = Callable[[npt.NDArray[np.float32], int], tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]
 
@@ -133,6 +135,8 @@ class QAGraph:
     version: int | None = None  # the index version it adapts, if any
     #: the index version's node changes since an earlier version (kgsvc.index.dataset_index.DatasetIndex)
     node_changes: tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
+    #: ``term -> node id`` when the terms are in a known order (an index's: binary search); ``None``: a dictionary
+    find_node: Callable[[str], int | None] | None = None
     _relation_vectors: npt.NDArray[np.float32] | None = field(default=None, repr=False)
     _node_ids: dict[str, int] | None = field(default=None, repr=False)
     _type_relation: int | None = field(default=None, repr=False)  # -1: none
@@ -140,10 +144,12 @@ class QAGraph:
     _times: frozenset[int] | None = field(default=None, repr=False)
     _links: dict[int, frozenset[str]] | None = field(default=None, repr=False)
     _samples: dict[int, tuple[list[int], list[int]]] | None = field(default=None, repr=False)
+    _ends: RelationEnds | None = field(default=None, repr=False)
 
     @classmethod
     def from_index(cls, index: Any, *, name: str = "") -> QAGraph:
-        """Adapt a dataset index (``snapshot``, ``node_terms``, ``relation_terms``, labels, ``embedder``)."""
+        """Adapt a dataset index (``snapshot``, ``node_terms``, ``relation_terms``, labels, ``embedder``; ``node_id``
+        when it has one)."""
         return cls(
             snapshot=index.snapshot,
             node_terms=index.node_terms,
@@ -155,6 +161,7 @@ class QAGraph:
             search_nodes=functools.partial(_search_index, index),
             version=getattr(index, "version", None),
             node_changes=getattr(index, "node_changes", None),
+            find_node=getattr(index, "node_id", None),
         )
 
     @classmethod
@@ -205,21 +212,25 @@ class QAGraph:
     def classes(self) -> list[int]:
         """The nodes that are the ``rdf:type`` of some node, ascending. O(triples) once, then cached."""
         if self._classes is None:
-            relation, snapshot = self.type_relation(), self.snapshot
-            self._classes = []
-            if relation is not None:
-                is_type = np.asarray(snapshot.triple_relations) == relation
-                self._classes = np.unique(np.asarray(snapshot.triple_tails)[is_type]).tolist()
+            relation = self.type_relation()
+            self._classes = [] if relation is None else self.relation_ends().of(relation, outgoing=True).tolist()
         return self._classes
+
+    def relation_ends(self) -> RelationEnds:
+        """The distinct subjects and objects of each relation (:class:`RelationEnds`): O(triples) once per graph
+        for every relation, then O(1) per look-up."""
+        if self._ends is None:
+            self._ends = RelationEnds.of_snapshot(self.snapshot)
+        return self._ends
 
     def relation_objects(self) -> list[tuple[int, list[int]]]:
         """Each relation that has triples, with up to :data:`OBJECT_SAMPLE` of its objects evenly spaced in edge
-        order: what a relation could point to. O(triples log triples) once, then cached."""
+        order: what a relation could point to. O(triples) once, then cached."""
         return [(r, objects) for r, (objects, _) in self._sampled().items()]
 
     def relation_subjects(self, relation: int) -> list[int]:
         """Up to :data:`OBJECT_SAMPLE` subjects of ``relation``'s triples, evenly spaced in edge order: what holds
-        it. O(triples log triples) once per graph, then cached."""
+        it. O(triples) once per graph, then cached."""
         return self._sampled().get(relation, ([], []))[1]
 
     def _sampled(self) -> dict[int, tuple[list[int], list[int]]]:
@@ -238,18 +249,12 @@ class QAGraph:
         (``http://dbpedia.org/…`` → "dbpedia"): at least 2 distinct subjects and objects, nine in ten of the
         objects subject of no triple, and a sample of :data:`_LINKS_SAMPLE` of them IRIs of hosts that none of the
         relation's sampled subjects has; ``rdf:type`` excepted (an ``owl:sameAs`` to DBpedia, a ``foaf:page``).
-        O(triples log triples) numpy once, then cached."""
+        O(triples) numpy once (:meth:`relation_ends`), then cached."""
         if self._links is None:
-            snapshot, kind, links = self.snapshot, self.type_relation(), {}
-            heads = np.asarray(snapshot.triple_heads, dtype=np.int64)
-            relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
-            tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
-            described = np.bincount(heads, minlength=snapshot.n_nodes) > 0
-            order = np.argsort(relations, kind="stable")
-            bounds = np.searchsorted(relations[order], np.arange(snapshot.n_relations + 1))
+            snapshot, kind, links, ends = self.snapshot, self.type_relation(), {}, self.relation_ends()
+            described = np.bincount(np.asarray(snapshot.triple_heads), minlength=snapshot.n_nodes) > 0
             for r in range(snapshot.n_relations):
-                rows = order[bounds[r] : bounds[r + 1]]
-                objects, subjects = np.unique(tails[rows]), np.unique(heads[rows])
+                objects, subjects = ends.of(r, outgoing=True), ends.of(r, outgoing=False)
                 if r == kind or min(objects.size, subjects.size) < 2 or described[objects].mean() > 0.1:
                     continue
                 hosts = {_host(self.node_terms[o]) for o in spaced(objects, _LINKS_SAMPLE).tolist()}
@@ -282,23 +287,41 @@ class QAGraph:
     def times(self) -> frozenset[int]:
         """The nodes that are a date or a time: literals of a date or time datatype, and nodes whose label reads
         as a year or an ISO 8601 date (a graph of plain triples has its years as entities: "1999"). What a question
-        opening with "when" asks for. O(nodes) once, then cached."""
+        opening with "when" asks for. Once per graph (:meth:`_time_flags`), then cached."""
         if self._times is None:
-            self._times = frozenset(node for node in range(self.snapshot.n_nodes) if self.is_time(node))
+            self._times = frozenset(np.flatnonzero(self._time_flags()).tolist())
         return self._times
+
+    def _time_flags(self) -> npt.NDArray[np.bool_]:
+        """:meth:`is_time` of every node, read per distinct label text (an index's labels are texts by id) and per
+        literal with a datatype (found in the term table's bytes, :meth:`StringTable.rows_containing`): O(texts)
+        and O(term bytes) numpy, a regular-expression match per text that can open a time, not a term and a label
+        decoded per node."""
+        labels, terms = self.node_labels, self.node_terms
+        if isinstance(labels, TextLabels):
+            flags = _time_labels(labels.texts)[np.asarray(labels.text_ids)]
+        else:
+            flags = _time_labels(labels)
+        typed = terms.rows_containing(b"^^<").tolist() if isinstance(terms, StringTable) else range(len(terms))
+        for node in typed:
+            if not flags[node] and _typed_time(terms[node]):
+                flags[node] = True
+        return flags
 
     def is_time(self, node: int) -> bool:
         """Whether ``node`` is a date or a time (:meth:`times`). O(1)."""
-        term = self.node_terms[node]
         if _TIME_LABEL.match(str(self.node_labels[node]).strip()):
             return True
-        return term.startswith('"') and "^^<" in term and _TIME_TYPE.search(term[term.rindex("^^<") :]) is not None
+        return _typed_time(self.node_terms[node])
 
     def node_id(self, term: str) -> int | None:
         """The node id of the N-Triples term text ``term`` (``<iri>``, ``"lex"…``, ``_:b``), or ``None``.
 
-        The first call builds a dict over all node terms: O(n) once, then O(1).
+        O(log n) by :attr:`find_node` (a graph of an index version); else the first call builds a dict over all node
+        terms: O(n) once, then O(1).
         """
+        if self.find_node is not None:
+            return self.find_node(term)
         if self._node_ids is None:
             self._node_ids = {text: node for node, text in enumerate(self.node_terms)}
         return self._node_ids.get(term)
@@ -332,11 +355,95 @@ OBJECT_SAMPLE = 64
 _HOST = re.compile(r"^<[a-z][a-z0-9+.-]*://([^/?#>:]+)", re.I)
 
 
-def spaced(nodes: npt.NDArray[np.int64], most: int) -> npt.NDArray[np.int64]:
+@dataclass(frozen=True)
+class RelationEnds:
+    """The distinct objects and subjects of every relation of a snapshot, and its number of triples.
+
+    ``objects`` holds, relation after relation, each relation's distinct objects ascending (relation ``r``'s are
+    ``objects[object_bounds[r] : object_bounds[r + 1]]``); ``subjects`` / ``subject_bounds`` the same for subjects;
+    ``triples[r]`` is the number of triples of relation ``r``. Built once per graph (:meth:`of_snapshot`, O(m)) for
+    what every per-relation statistic of the question path reads: the classes, the link relations, the relations
+    with a handful of values, how much a step's ends read as people. Node ids are held in the snapshot's own width
+    (4 bytes per distinct pair below 2^31 nodes).
+    """
+
+    objects: npt.NDArray[np.integer[Any]]
+    object_bounds: npt.NDArray[np.int64]
+    subjects: npt.NDArray[np.integer[Any]]
+    subject_bounds: npt.NDArray[np.int64]
+    triples: npt.NDArray[np.int64]
+
+    @classmethod
+    def of_snapshot(cls, snapshot: GraphSnapshot) -> RelationEnds:
+        """Read from the snapshot's CSR, whose slices list each node's entries by relation: a node's distinct
+        ``(node, relation)`` pairs of one direction are adjacent there, so no comparison sort is needed. O(m) for m
+        triples (the grouping by relation is a radix sort, :func:`~kgsvc.index.snapshot.stable_order`)."""
+        indptr = np.asarray(snapshot.indptr, dtype=np.int64)
+        node = np.repeat(np.arange(snapshot.n_nodes, dtype=np.asarray(snapshot.neighbors).dtype), np.diff(indptr))
+        relation = np.asarray(snapshot.relations)
+        outgoing = np.asarray(snapshot.outgoing, dtype=bool)
+        loop = outgoing & (np.asarray(snapshot.neighbors) == node)  # a self-loop is listed once, as outgoing
+        found = []
+        for side in (~outgoing | loop, outgoing):  # objects, then subjects
+            ends, owners = node[side], relation[side]  # ordered by (node, relation)
+            first = np.ones(ends.shape[0], dtype=bool)
+            first[1:] = (ends[1:] != ends[:-1]) | (owners[1:] != owners[:-1])
+            ends, owners = ends[first], owners[first]
+            order = stable_order(owners, snapshot.n_relations)  # by relation, node ascending within one
+            ends = ends[order]
+            ends.flags.writeable = False  # shared by every reader
+            found.append((ends, np.searchsorted(owners[order], np.arange(snapshot.n_relations + 1))))
+        triples = np.bincount(np.asarray(snapshot.triple_relations), minlength=snapshot.n_relations).astype(np.int64)
+        triples.flags.writeable = False
+        return cls(*found[0], *found[1], triples)
+
+    def of(self, relation: int, *, outgoing: bool) -> npt.NDArray[np.integer[Any]]:
+        """The distinct objects (``outgoing``) or subjects of ``relation``'s triples, ascending. O(1) (a view)."""
+        ends, bounds = (self.objects, self.object_bounds) if outgoing else (self.subjects, self.subject_bounds)
+        return ends[int(bounds[relation]) : int(bounds[relation + 1])]
+
+    def distinct_objects(self) -> npt.NDArray[np.int64]:
+        """The number of distinct objects of each relation."""
+        return np.diff(self.object_bounds)
+
+    def object_pairs(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``(relations, objects)``: every distinct ``(relation, object)`` pair of the triples, ordered by relation
+        and then object (what ``np.unique`` of the pairs gives). O(pairs), a new pair of arrays."""
+        relations = np.repeat(np.arange(self.triples.shape[0], dtype=np.int64), self.distinct_objects())
+        return relations, self.objects.astype(np.int64)
+
+
+#: The first bytes of a UTF-8 text that can open a time label once stripped: an ASCII digit or white space, or
+#: the lead byte of a non-ASCII character (another script's digit, a no-break space).
+_TIME_LEAD = np.zeros(256, dtype=bool)
+_TIME_LEAD[[*b"0123456789", *b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "]] = True
+_TIME_LEAD[0x80:] = True
+
+
+def _time_labels(texts: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """Whether each text reads as a year, a date or a time (:data:`_TIME_LABEL`, stripped). In a string table only
+    the texts whose first byte can open one are decoded (O(texts) numpy, then the few candidates)."""
+    if not isinstance(texts, StringTable):
+        return np.fromiter((bool(_TIME_LABEL.match(str(t).strip())) for t in texts), bool, count=len(texts))
+    offsets = np.asarray(texts.offsets, dtype=np.int64)
+    starts = offsets[:-1][np.diff(offsets) > 0]
+    candidates = np.flatnonzero(np.diff(offsets) > 0)[_TIME_LEAD[np.asarray(texts.blob[starts])]]
+    flags = np.zeros(len(texts), dtype=bool)
+    for i in candidates.tolist():
+        flags[i] = _TIME_LABEL.match(texts[i].strip()) is not None
+    return flags
+
+
+def _typed_time(term: str) -> bool:
+    """Whether the N-Triples ``term`` is a literal of a date or time datatype."""
+    return term.startswith('"') and "^^<" in term and _TIME_TYPE.search(term[term.rindex("^^<") :]) is not None
+
+
+def spaced(nodes: npt.NDArray[IntT], most: int) -> npt.NDArray[IntT]:
     """Up to ``most`` of ``nodes``, evenly spaced in their order (all of them when there are no more)."""
     if nodes.size <= most:
         return nodes
-    picked: npt.NDArray[np.int64] = nodes[np.linspace(0, nodes.size - 1, most).astype(np.int64)]
+    picked: npt.NDArray[IntT] = nodes[np.linspace(0, nodes.size - 1, most).astype(np.int64)]
     return picked
 
 

@@ -96,7 +96,7 @@ class CandidateFilters:
 
         Notes
         -----
-        O(triples log triples) once per graph (:func:`~kgsvc.qa.aggregate.sampled_objects`), then O(branches) per
+        O(triples) once per graph (:func:`~kgsvc.qa.aggregate.sampled_objects`), then O(branches) per
         candidate."""
         if self._reason_steps is None:
             terms = self.graph.node_terms

@@ -608,7 +608,7 @@ class _KindPath:
 
         Notes
         -----
-        O(triples log triples) once per graph for the relations' objects, then one ranking with one candidate per
+        O(triples) once per graph for the relations' objects, then one ranking with one candidate per
         relation (and per pair of them, for a coordination).
         """
         span = self.spans[0]
@@ -1701,7 +1701,7 @@ class _KindPath:
 
         Notes
         -----
-        O(triples log triples) once per graph for the relations' objects, then one ranking with one candidate per
+        O(triples) once per graph for the relations' objects, then one ranking with one candidate per
         relation."""
         span = self.spans[0]
         if not span.nodes or not _ANY.search(self.question[: span.start]):

@@ -769,21 +769,22 @@ class LabelIndex:
         numbers = [w for w in words if _NUMBER.match(w)]
         if len(words) < 2 or (not numbers and len(words) < 3):
             return []
-        # a match shares every number, and all but at most one of the phrase's words: so it holds a number, or
-        # one of the two rarest words; only those posting lists are read
+        # a match shares every number, and at least two and all but at most one of the phrase's words: so it holds
+        # each number, and one of the two rarest words (the rarest when the phrase has two); the shortest of those
+        # posting lists is read (a number such as "2" can be in a quarter of the labels: "Part 2", a date)
+        sizes = {word: self._word_keys_bound(word) for word in words}
+        read = sorted(words, key=lambda w: (sizes[w], w))[: 1 if len(words) == 2 else 2]
         if numbers:
-            pool = numbers[:1]
-        else:
-            pool = sorted(words, key=lambda w: len(self._word_keys(w)))[:2]
-        candidates = {key for word in pool for key in self._word_keys(word)}
-        seen: dict[str, int] = {}
-        for key in candidates:
-            seen[key] = len(words & _content_words(key))
+            number = min(numbers, key=lambda w: (sizes[w], w))
+            if sizes[number] < sum(sizes[w] for w in read):
+                read = [number]
+        pool = [key for word in read for key in self._word_keys(word)]
         found = []
-        for key, shared in seen.items():
+        for key in set(pool):
+            label_words = _content_words(key)
+            shared = len(words & label_words)
             if shared < 2:
                 continue
-            label_words = _content_words(key)
             if len(label_words - words) > 1 or len(words - label_words) > 1:
                 continue
             every = {w for w in words | label_words if _NUMBER.match(w)}
@@ -808,6 +809,12 @@ class LabelIndex:
         for n, key in extra[bisect.bisect_left(extra, (lo, "")) : bisect.bisect_left(extra, (hi + 1, ""))]:
             keys.insert(bisect.bisect_left(keys, (n, key), key=lambda k: (len(k), k)), key)
         return keys
+
+    def _word_keys_bound(self, word: str) -> int:
+        """At least ``len(self._word_keys(word))`` (the keys dropped by a layer are counted). O(1)."""
+        if self._layer is None:
+            return len(self._by_word.get(word, ()))
+        return len(self._layer.base._by_word.get(word, ())) + len(self._layer.extra_by_word.get(word, ()))
 
     def _word_keys(self, word: str) -> list[str]:
         """The label keys (not aliases) with at least two content words, ``word`` one of them."""

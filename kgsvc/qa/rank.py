@@ -50,6 +50,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -265,7 +266,7 @@ class CandidateRanker:
             self._centroids[key] = centroid
         return self._centroids[key]
 
-    def _sample_vectors(self, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+    def _sample_vectors(self, nodes: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.float32]:
         """Embeddings of the labels of up to :data:`_LABEL_SAMPLE` of ``nodes`` (a non-empty increasing array),
         evenly spaced in id order, ``_`` read as a space."""
         return self.vectors(
@@ -364,14 +365,14 @@ class CandidateRanker:
         against their clubs 0.02; MetaQA's directors, writers and actors 0.23 against films 0.02-0.07 and tags
         0.13; PathQuestion's people 0.16-0.21 against places -0.03-0.05. A step whose ends are a handful of values
         (no more than the square root of its triples: genders, playing positions) names a category, not people:
-        0. Computed once per step (O(triples) for its ends, 16 labels embedded, cached by text)."""
+        0. Computed once per step (its ends read from :meth:`~kgsvc.qa.graph.QAGraph.relation_ends`, 16 labels
+        embedded, cached by text)."""
         found = self._person.get(step)
         if found is None:
-            snapshot = self.graph.snapshot
-            at = np.asarray(snapshot.triple_relations) == step[0]
-            ends = np.unique(np.asarray(snapshot.triple_tails if step[1] else snapshot.triple_heads)[at])
+            relation_ends = self.graph.relation_ends()
+            ends = relation_ends.of(step[0], outgoing=step[1])
             found = 0.0
-            if ends.size > 1 and ends.size > math.sqrt(int(np.count_nonzero(at))):
+            if ends.size > 1 and ends.size > math.sqrt(int(relation_ends.triples[step[0]])):
                 person, thing = self.vectors(list(_PERSON_PROBES))
                 found = float((self._sample_vectors(ends) @ (person - thing)).mean())
             self._person[step] = found
@@ -937,14 +938,10 @@ class _AnswerRanges(Mapping[tuple[str, bool], frozenset[str]]):
 def _handful_relations(graph: QAGraph) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """``(pair_relations, pair_tails, handful)``: the distinct (relation, object) pairs of ``graph``, and per relation
     whether its objects are a handful of values (at least 2, at most :data:`_VALUES_MAX` and no more than the square
-    root of its triples; ``rdf:type`` excepted). O(triples log triples) numpy."""
-    snapshot, kind = graph.snapshot, graph.type_relation()
-    relations = np.asarray(snapshot.triple_relations, dtype=np.int64)
-    tails = np.asarray(snapshot.triple_tails, dtype=np.int64)
-    base = int(tails.max(initial=0)) + 1
-    pair_relations, pair_tails = np.divmod(np.unique(relations * base + tails), base)
-    distinct = np.bincount(pair_relations, minlength=snapshot.n_relations)
-    triples = np.bincount(relations, minlength=snapshot.n_relations)
+    root of its triples; ``rdf:type`` excepted). Read from :meth:`QAGraph.relation_ends
+    <kgsvc.qa.graph.QAGraph.relation_ends>` (O(relations) once it is built)."""
+    ends, kind = graph.relation_ends(), graph.type_relation()
+    (pair_relations, pair_tails), distinct, triples = ends.object_pairs(), ends.distinct_objects(), ends.triples
     handful = (distinct >= 2) & (distinct <= np.minimum(np.sqrt(triples), _VALUES_MAX))
     if kind is not None:
         handful[kind] = False
@@ -955,7 +952,8 @@ class _Schemes(Collection[str]):
     """The keys of the relations whose objects are a handful of named things (:attr:`GraphLexicon.schemes
     <kgsvc.qa.zeroshot.GraphLexicon.schemes>`): at least 2 and at most :data:`_VALUES_MAX` distinct objects, no more
     than the square root of the relation's triples, every one an IRI or blank node; ``rdf:type`` excepted. Computed on
-    first read: O(triples log triples) numpy, and a Python test of each value of the relations with few values."""
+    first read: O(triples) numpy (:meth:`~kgsvc.qa.graph.QAGraph.relation_ends`), and a Python test of each value of
+    the relations with few values."""
 
     def __init__(self, graph: QAGraph) -> None:
         self._graph = graph

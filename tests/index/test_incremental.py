@@ -22,8 +22,10 @@ from kgsvc.index import exact
 from kgsvc.index import layers as layers_module
 from kgsvc.index.changes import changed_subjects
 from kgsvc.index.dataset_index import DatasetIndex, load_index
+from kgsvc.index.labels import find_node
 from kgsvc.index.strings import StringTable, read_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
+from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LabelIndex, fold
 from kgsvc.qa.options import QAOptions
 from kgsvc.qa.service import answerer_for
@@ -207,13 +209,18 @@ def test_a_change_to_a_possible_name_predicate_discovers_the_plan_again(manual: 
 
 
 def test_node_ids_are_found_by_bisection(manual: kgsvc.KG) -> None:
-    """The name plan check looks the changed subjects up in the sorted node terms (IRIs and blank nodes, then
-    literals): every term is found at its id, an absent one is not."""
+    """The name plan check and the question path (QAGraph.node_id of an index's graph: no dictionary of every
+    term per version, issue 23) look terms up in the sorted node terms (IRIs and blank nodes, then literals): every
+    term is found at its id, an absent one is not."""
     manual.build_index("sample")
-    tables = build_module.load_tables(manual.index("sample").path)
-    assert [build_module._node_id(tables, term) for term in tables.node_terms] == list(range(tables.n_nodes))
-    assert build_module._node_id(tables, f"<{EX}film_absent>") is None
-    assert build_module._node_id(tables, '"zzz never a label"') is None
+    index = manual.index("sample")
+    tables = build_module.load_tables(index.path)
+    graph = QAGraph.from_index(index)
+    assert graph.find_node is not None
+    assert [find_node(tables.node_terms, term) for term in tables.node_terms] == list(range(tables.n_nodes))
+    assert [graph.node_id(term) for term in tables.node_terms] == list(range(tables.n_nodes))
+    for absent in (f"<{EX}film_absent>", '"zzz never a label"', "", '"'):
+        assert find_node(tables.node_terms, absent) is None and graph.node_id(absent) is None
 
 
 def test_unknown_change_falls_back_to_a_full_build(manual: kgsvc.KG, tmp_path: Path) -> None:
