@@ -61,8 +61,9 @@ IntArray = npt.NDArray[np.integer[Any]]
 
 
 def stable_order(keys: IntArray, limit: int) -> npt.NDArray[np.int64]:
-    """A stable argsort of integer ``keys`` in ``0 .. limit - 1`` (relation ids): a radix sort, O(len(keys)), when
-    ``limit`` fits 16 bits (NumPy sorts integers of 16 bits or fewer stably by radix), else a merge sort."""
+    """A stable argsort of integer ``keys`` in ``0 .. limit - 1`` (relation ids; a key outside it is not checked):
+    a radix sort, O(len(keys)), when ``limit`` is at most 2^16 (NumPy sorts integers of 16 bits or fewer stably by
+    radix), else a merge sort, O(len(keys) log len(keys))."""
     small = np.uint8 if limit <= 2**8 else np.uint16 if limit <= 2**16 else np.int64
     return np.argsort(np.asarray(keys).astype(small, copy=False), kind="stable").astype(np.int64, copy=False)
 

@@ -136,12 +136,13 @@ class QAGraph:
     #: the index version's node changes since an earlier version (kgsvc.index.dataset_index.DatasetIndex)
     node_changes: tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
     #: ``term -> node id`` when the terms are in a known order (an index's: binary search); ``None``: a dictionary
-    find_node: Callable[[str], int | None] | None = None
+    term_lookup: Callable[[str], int | None] | None = None
     _relation_vectors: npt.NDArray[np.float32] | None = field(default=None, repr=False)
     _node_ids: dict[str, int] | None = field(default=None, repr=False)
     _type_relation: int | None = field(default=None, repr=False)  # -1: none
     _classes: list[int] | None = field(default=None, repr=False)
     _times: frozenset[int] | None = field(default=None, repr=False)
+    _time_mask: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
     _links: dict[int, frozenset[str]] | None = field(default=None, repr=False)
     _samples: dict[int, tuple[list[int], list[int]]] | None = field(default=None, repr=False)
     _ends: RelationEnds | None = field(default=None, repr=False)
@@ -161,7 +162,7 @@ class QAGraph:
             search_nodes=functools.partial(_search_index, index),
             version=getattr(index, "version", None),
             node_changes=getattr(index, "node_changes", None),
-            find_node=getattr(index, "node_id", None),
+            term_lookup=getattr(index, "node_id", None),
         )
 
     @classmethod
@@ -289,8 +290,15 @@ class QAGraph:
         as a year or an ISO 8601 date (a graph of plain triples has its years as entities: "1999"). What a question
         opening with "when" asks for. Once per graph (:meth:`_time_flags`), then cached."""
         if self._times is None:
-            self._times = frozenset(np.flatnonzero(self._time_flags()).tolist())
+            self._times = frozenset(np.flatnonzero(self.time_mask()).tolist())
         return self._times
+
+    def time_mask(self) -> npt.NDArray[np.bool_]:
+        """``mask[node]`` is :meth:`is_time` of ``node`` (read-only; computed once, then cached)."""
+        if self._time_mask is None:
+            self._time_mask = self._time_flags()
+            self._time_mask.flags.writeable = False
+        return self._time_mask
 
     def _time_flags(self) -> npt.NDArray[np.bool_]:
         """:meth:`is_time` of every node, read per distinct label text (an index's labels are texts by id) and per
@@ -317,11 +325,11 @@ class QAGraph:
     def node_id(self, term: str) -> int | None:
         """The node id of the N-Triples term text ``term`` (``<iri>``, ``"lex"…``, ``_:b``), or ``None``.
 
-        O(log n) by :attr:`find_node` (a graph of an index version); else the first call builds a dict over all node
+        O(log n) by :attr:`term_lookup` (a graph of an index version); else the first call builds a dict over all node
         terms: O(n) once, then O(1).
         """
-        if self.find_node is not None:
-            return self.find_node(term)
+        if self.term_lookup is not None:
+            return self.term_lookup(term)
         if self._node_ids is None:
             self._node_ids = {text: node for node, text in enumerate(self.node_terms)}
         return self._node_ids.get(term)
@@ -377,12 +385,14 @@ class RelationEnds:
     def of_snapshot(cls, snapshot: GraphSnapshot) -> RelationEnds:
         """Read from the snapshot's CSR, whose slices list each node's entries by relation: a node's distinct
         ``(node, relation)`` pairs of one direction are adjacent there, so no comparison sort is needed. O(m) for m
-        triples (the grouping by relation is a radix sort, :func:`~kgsvc.index.snapshot.stable_order`)."""
+        triples (the grouping by relation is a radix sort up to 2^16 relations,
+        :func:`~kgsvc.index.snapshot.stable_order`)."""
         indptr = np.asarray(snapshot.indptr, dtype=np.int64)
-        node = np.repeat(np.arange(snapshot.n_nodes, dtype=np.asarray(snapshot.neighbors).dtype), np.diff(indptr))
+        neighbors = np.asarray(snapshot.neighbors)
+        node = np.repeat(np.arange(snapshot.n_nodes, dtype=neighbors.dtype), np.diff(indptr))
         relation = np.asarray(snapshot.relations)
         outgoing = np.asarray(snapshot.outgoing, dtype=bool)
-        loop = outgoing & (np.asarray(snapshot.neighbors) == node)  # a self-loop is listed once, as outgoing
+        loop = outgoing & (neighbors == node)  # a self-loop is listed once, as outgoing
         found = []
         for side in (~outgoing | loop, outgoing):  # objects, then subjects
             ends, owners = node[side], relation[side]  # ordered by (node, relation)
@@ -426,8 +436,8 @@ def _time_labels(texts: Sequence[str]) -> npt.NDArray[np.bool_]:
     if not isinstance(texts, StringTable):
         return np.fromiter((bool(_TIME_LABEL.match(str(t).strip())) for t in texts), bool, count=len(texts))
     offsets = np.asarray(texts.offsets, dtype=np.int64)
-    starts = offsets[:-1][np.diff(offsets) > 0]
-    candidates = np.flatnonzero(np.diff(offsets) > 0)[_TIME_LEAD[np.asarray(texts.blob[starts])]]
+    filled = np.flatnonzero(np.diff(offsets) > 0)
+    candidates = filled[_TIME_LEAD[np.asarray(texts.blob[offsets[filled]])]]
     flags = np.zeros(len(texts), dtype=bool)
     for i in candidates.tolist():
         flags[i] = _TIME_LABEL.match(texts[i].strip()) is not None

@@ -77,13 +77,10 @@ class CandidateFilters:
         O(edges) once per graph (the steps into every node), then O(branches) per candidate.
         """
         if self._time_steps is None:
-            times = self.graph.times()
-            is_time = np.zeros(self.graph.snapshot.n_nodes, dtype=bool)
-            is_time[list(times)] = True
-            others = np.flatnonzero(~is_time)
+            is_time = self.graph.time_mask()
             self._time_steps = (
-                frozenset(steps_into(self.graph.snapshot, times)),
-                frozenset(steps_into(self.graph.snapshot, others)),
+                frozenset(steps_into(self.graph.snapshot, np.flatnonzero(is_time))),
+                frozenset(steps_into(self.graph.snapshot, np.flatnonzero(~is_time))),
             )
         steps = self._time_steps[0 if time else 1]
         return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)

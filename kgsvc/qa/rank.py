@@ -291,8 +291,8 @@ class CandidateRanker:
     def category_values(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         """``(nodes, relations, vectors)``: the objects of every relation but ``rdf:type`` whose objects are a
         handful of values (at least 2, at most :data:`_VALUES_MAX` and no more than the square root of its triples:
-        genders, a prize's fields), each with its relation and its label's embedding. Once per ranker, O(triples log
-        triples) and the values' labels embedded."""
+        genders, a prize's fields), each with its relation and its label's embedding. Once per ranker, O(distinct
+        (relation, object) pairs) (:meth:`~kgsvc.qa.graph.QAGraph.relation_ends`) and the values' labels embedded."""
         if self._values is None:
             pair_relations, pair_tails, category = _handful_relations(self.graph)
             keep = category[pair_relations]

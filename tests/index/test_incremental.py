@@ -216,7 +216,7 @@ def test_node_ids_are_found_by_bisection(manual: kgsvc.KG) -> None:
     index = manual.index("sample")
     tables = build_module.load_tables(index.path)
     graph = QAGraph.from_index(index)
-    assert graph.find_node is not None
+    assert graph.term_lookup is not None
     assert [find_node(tables.node_terms, term) for term in tables.node_terms] == list(range(tables.n_nodes))
     assert [graph.node_id(term) for term in tables.node_terms] == list(range(tables.n_nodes))
     for absent in (f"<{EX}film_absent>", '"zzz never a label"', "", '"'):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 from kgsvc.qa.link import _NUMBER, LabelIndex, _content_words
 
 WORDS = ["quiet", "harbour", "nights", "part", "river", "blue", "moon", "king", "city", "2", "3", "1999"]
@@ -42,3 +44,22 @@ def test_words_match_equals_a_scan_of_every_key() -> None:
         assert index.words_match(phrase) == expected, phrase
         matched += bool(expected)
     assert matched > 50  # the phrases do match: the comparison is not of empty lists
+
+
+def test_words_match_of_a_layered_index_equals_a_scan_of_its_keys() -> None:
+    """The same on a layered index (LabelIndex.extend, a version patched from the previous one), whose posting lists
+    are the base's without the keys dropped plus the delta's."""
+    rng = random.Random(24)
+    labels = [" ".join(rng.sample(WORDS[:9], rng.randint(2, 4))) + (" 2" if i % 4 == 0 else "") for i in range(400)]
+    base = LabelIndex.build(labels)
+    # every tenth label gone, every seventh relabelled, twenty new ones appended (ids of the kept ones unchanged)
+    kept = [i for i in range(400) if i % 10]
+    after = [labels[i] if i % 7 else "quiet moon city 3" for i in kept]
+    after += [f"river king part {k % 3}" for k in range(20)]
+    remap = np.full(400, -1, dtype=np.int64)
+    remap[kept] = np.arange(len(kept))
+    touched = np.array([j for j, i in enumerate(kept) if i % 7 == 0] + list(range(len(kept), len(after))))
+    layered = LabelIndex.extend(base, after, remap=remap, touched=touched)
+    assert layered is not None and layered._layer is not None
+    for phrase in [" ".join(rng.sample(WORDS, rng.randint(2, 5))) for _ in range(300)]:
+        assert layered.words_match(phrase) == _scan(layered, phrase), phrase
