@@ -106,7 +106,7 @@ def embed_chunks(kg: KG, *, plan: str) -> int:
     from kgsvc.index.chunks import work_on_plan
 
     try:
-        return work_on_plan(Path(plan))
+        return work_on_plan(Path(plan), device=kg.settings.embedding_device)
     except FileNotFoundError:  # the plan is complete and was deleted
         return 0
 

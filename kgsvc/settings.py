@@ -49,6 +49,13 @@ class Settings(BaseSettings):
     embedding_model: str | None = Field(
         default=None, description="Path of a sentence-transformers model folder; unset: bundled all-MiniLM-L6-v2."
     )
+    embedding_device: str = Field(
+        default="cpu",
+        pattern=r"^(cpu|auto|cuda(:\d+)?)$",
+        description="Where the label embedder runs: cpu (the same rows on every machine), cuda or cuda:N, or auto "
+        "(cuda when torch sees a GPU, else cpu): a Celery worker on a GPU machine embeds a build's chunks there. Rows "
+        "embedded on a GPU equal the CPU's up to float rounding.",
+    )
     name_predicates: list[str] = Field(
         default_factory=list,
         description="IRIs of predicates that name nodes, preferred to rdfs:label and the discovered ones, for every "

@@ -433,7 +433,7 @@ def _build(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     shutil.rmtree(folder, ignore_errors=True)  # leftovers of an interrupted build with this number
     folder.mkdir(parents=True)
-    embedder = embedder or Embedder(settings.embedding_model)
+    embedder = embedder or Embedder(settings.embedding_model, device=settings.embedding_device)
     stages = _Stages(progress)
     started = time.perf_counter()
     with stages.stage("labels"):

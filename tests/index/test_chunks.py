@@ -155,3 +155,36 @@ def test_chunks_are_written_one_by_one_into_a_row_file_equal_to_the_rows_in_memo
     np.testing.assert_array_equal(written[at], in_memory)
     np.testing.assert_array_equal(np.delete(written, at, axis=0), 0)  # the rest stays zero
     np.testing.assert_allclose(in_memory, embedder.encode(texts), atol=1e-6)
+
+
+def test_a_helper_job_embeds_on_its_worker_s_device(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kgsvc.embed_chunks`` (a build's helper, in any worker) loads the plan's model on the worker's
+    ``embedding_device`` (``KGSVC_EMBEDDING_DEVICE``): a GPU worker embeds there; here ``auto`` is the CPU, and a
+    device this machine lacks fails the helper with what to set instead, leaving the plan to the others."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: auto would not be the CPU")
+    texts = [f"director number {i}" for i in range(10)]
+    embedder = Embedder()
+    plan = chunks.plan_folder(tmp_path / "plans", embedder.model_path, texts)
+    chunks.write_plan(plan, embedder.model_path, texts, 4)
+    devices: list[str] = []
+    real = Embedder
+
+    def spy(model: str, *, device: str = "cpu") -> Embedder:
+        devices.append(device)
+        return real(model, device=device)
+
+    monkeypatch.setattr(chunks, "Embedder", spy)
+    with kgsvc.KG.open(settings=Settings(data_dir=tmp_path / "gpu", auto_index=False, embedding_device="cuda")) as kg:
+        with pytest.raises(kgsvc.IndexError_, match="KGSVC_EMBEDDING_DEVICE"):
+            jobs.embed_chunks(kg, plan=str(plan))
+    assert not any(p.suffix == ".npy" for p in plan.iterdir())  # nothing written, no lock left behind
+    assert not any(p.suffix == ".lock" for p in plan.iterdir())
+    with kgsvc.KG.open(settings=Settings(data_dir=tmp_path / "auto", auto_index=False, embedding_device="auto")) as kg:
+        assert jobs.embed_chunks(kg, plan=str(plan)) == 3
+    assert devices == ["cuda", "auto"]
+    rows, report = chunks.embed_planned(embedder, texts, tmp_path / "plans")
+    assert report == {"chunks": 3, "reused_chunks": 3, "embedded_chunks": 0}
+    np.testing.assert_array_equal(rows, embedder.encode(texts, cache=False))

@@ -38,7 +38,7 @@ def test_one_model_per_path() -> None:
 
     Embedder().encode(["x"])
     Embedder(default_model_path()).encode(["y"])
-    assert list(embed._MODELS) == [default_model_path().resolve()]
+    assert list(embed._MODELS) == [(default_model_path().resolve(), "cpu")]
 
 
 def test_bad_input_is_rejected(tmp_path: Path) -> None:
@@ -70,3 +70,28 @@ def test_words_are_the_whole_words_of_the_vocabulary(tmp_path: Path) -> None:
     (tmp_path / "vocab.txt").write_text("[CLS]\nfilm\n##s\nDirector\n42\nstar\n", encoding="utf-8")
     assert Embedder(tmp_path).words() == {"film", "star"}
     assert Embedder(tmp_path / "nowhere").words() == frozenset()
+
+
+def test_device_cpu_auto_and_a_gpu_this_machine_lacks() -> None:
+    """``auto`` is the CPU where torch sees no GPU (the same rows, the same model); ``cuda`` there is refused with
+    what to set instead, when the model loads; a name that is no device is refused at once (and by Settings)."""
+    import torch
+    from pydantic import ValidationError
+
+    from kgsvc.index import embed
+    from kgsvc.settings import Settings
+
+    texts = ["directed by", "Quiet Harbour Nights"]
+    cpu = Embedder(device="cpu").encode(texts)
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: auto would not be the CPU (the GPU check is in docs/scale.md)")
+    assert embed.resolve_device("auto") == "cpu"
+    np.testing.assert_array_equal(Embedder(device="auto").encode(texts), cpu)
+    assert {device for _, device in embed._MODELS} == {"cpu"}
+    with pytest.raises(IndexError_, match="KGSVC_EMBEDDING_DEVICE to cpu or auto"):
+        Embedder(device="cuda:1").encode(texts)
+    with pytest.raises(ValueError, match="cpu, auto, cuda or cuda:N"):
+        Embedder(device="gpu")
+    with pytest.raises(ValidationError, match="embedding_device"):
+        Settings(embedding_device="gpu")
+    assert Settings(embedding_device="cuda:0").embedding_device == "cuda:0"
