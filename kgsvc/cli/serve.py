@@ -16,10 +16,12 @@ lookups run in the app's own pool of query worker processes (:mod:`kgsvc.api.exe
 from __future__ import annotations
 
 import enum
+import http.client
 import ipaddress
 import os
 import socket
 import threading
+import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -62,17 +64,30 @@ def _port_free(host: str, port: int) -> bool:
 def _publish_when_ready(folder: Path, url: str, token: str | None, stop: threading.Event) -> None:
     """Write the server record (:mod:`kgsvc.cli.server_record`) once ``/health`` answers, i.e. once the app has
     started and preloaded its indexes."""
-    import httpx
-
     while not stop.is_set():
-        try:
-            if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
-                write_record(folder, ServerRecord(url=url, pid=os.getpid(), token=token))
-                err_console.print(f"ready at {url}", highlight=False)
-                return
-        except httpx.HTTPError:
-            pass
+        if _healthy(url):
+            write_record(folder, ServerRecord(url=url, pid=os.getpid(), token=token))
+            err_console.print(f"ready at {url}", highlight=False)
+            return
         stop.wait(0.2)
+
+
+def _healthy(url: str) -> bool:
+    """Whether ``GET <url>/health`` answers 200, asked over plain HTTP with the standard library.
+
+    This thread runs while granian forks its worker processes, and a lock OpenSSL holds at that moment stays held in
+    the worker for good: an HTTP client that makes a TLS context (httpx does, for every client, even for
+    ``http://``) left a worker's first SHA-256 (an index build's chunk plan) waiting forever, a hung server.
+    """
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=2.0)
+    try:
+        connection.request("GET", "/health")
+        return connection.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
 
 
 def _loopback(host: str) -> bool:

@@ -57,8 +57,9 @@ _PLAN = "plan.json"
 
 
 def plan_folder(root: Path, model: Path, texts: list[str]) -> Path:
-    """The plan folder under ``root`` for embedding ``texts`` with ``model`` (same inputs → same folder)."""
-    digest = hashlib.sha256(str(model).encode())
+    """The plan folder under ``root`` for embedding ``texts`` with ``model`` (same inputs → same folder). BLAKE2b,
+    CPython's own code: no OpenSSL lock, which a process forked while another thread held one would wait on forever."""
+    digest = hashlib.blake2b(str(model).encode(), digest_size=12)
     for text in texts:
         digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
     return root / digest.hexdigest()[:24]
