@@ -25,6 +25,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 __all__ = ["Settings"]
 
 
+#: The values of ``Settings.embedding_device`` (:func:`kgsvc.index.embed.resolve_device`).
+EMBEDDING_DEVICES = r"^(cpu|auto|cuda(:\d+)?)$"
+
+
 class Settings(BaseSettings):
     """All of kgsvc's configuration; each field is read from ``KGSVC_<FIELD NAME>``."""
 
@@ -51,7 +55,7 @@ class Settings(BaseSettings):
     )
     embedding_device: str = Field(
         default="cpu",
-        pattern=r"^(cpu|auto|cuda(:\d+)?)$",
+        pattern=EMBEDDING_DEVICES,
         description="Where the label embedder runs: cpu (the same rows on every machine), cuda or cuda:N, or auto "
         "(cuda when torch sees a GPU, else cpu): a Celery worker on a GPU machine embeds a build's chunks there. Rows "
         "embedded on a GPU equal the CPU's up to float rounding.",

@@ -38,6 +38,7 @@ import numpy.typing as npt
 from kgsvc import interrupt, torch_threads
 from kgsvc.errors import IndexError_
 from kgsvc.index.exact import unit_rows
+from kgsvc.settings import EMBEDDING_DEVICES
 
 __all__ = [
     "CACHE_TEXTS",
@@ -62,7 +63,7 @@ _BATCHES_PER_CHECK = 1
 MAX_SEQ_LENGTH = 64
 
 #: The devices an :class:`Embedder` takes (``Settings.embedding_device``).
-DEVICES = re.compile(r"^(cpu|auto|cuda(:\d+)?)$")
+DEVICES = re.compile(EMBEDDING_DEVICES)
 
 _MODELS: dict[tuple[Path, str], Any] = {}
 _CACHES: dict[tuple[Path, str], OrderedDict[str, npt.NDArray[np.float32]]] = {}
