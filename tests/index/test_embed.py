@@ -86,6 +86,8 @@ def test_device_cpu_auto_and_a_gpu_this_machine_lacks() -> None:
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU: auto would not be the CPU (the GPU check is in docs/scale.md)")
     assert embed.resolve_device("auto") == "cpu"
+    assert Embedder(device="auto").batch_size == Embedder().batch_size == embed.CPU_BATCH  # GPU_BATCH on a GPU
+    assert Embedder(device="auto", batch_size=7).batch_size == 7
     np.testing.assert_array_equal(Embedder(device="auto").encode(texts), cpu)
     assert {device for _, device in embed._MODELS} == {"cpu"}
     with pytest.raises(IndexError_, match="KGSVC_EMBEDDING_DEVICE to cpu or auto"):
