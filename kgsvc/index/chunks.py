@@ -62,7 +62,7 @@ def plan_folder(root: Path, model: Path, texts: list[str]) -> Path:
     digest = hashlib.blake2b(str(model).encode(), digest_size=12)
     for text in texts:
         digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
-    return root / digest.hexdigest()[:24]
+    return root / digest.hexdigest()  # 24 hex digits
 
 
 def write_plan(folder: Path, model: Path, texts: list[str], chunk: int) -> None:

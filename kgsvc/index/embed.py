@@ -238,7 +238,7 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with _LOCK:
-            kept = _CACHES.setdefault((self.model_path, str(self._resolved)), OrderedDict())
+            kept = _CACHES.setdefault((self.model_path, self._torch_device()), OrderedDict())
             known = {t: kept[t] for t in set(texts) if t in kept}
         missing = sorted(set(texts) - known.keys())
         if missing:

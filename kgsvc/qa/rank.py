@@ -939,7 +939,7 @@ def _handful_relations(graph: QAGraph) -> tuple[npt.NDArray[np.int64], npt.NDArr
     """``(pair_relations, pair_tails, handful)``: the distinct (relation, object) pairs of ``graph``, and per relation
     whether its objects are a handful of values (at least 2, at most :data:`_VALUES_MAX` and no more than the square
     root of its triples; ``rdf:type`` excepted). Read from :meth:`QAGraph.relation_ends
-    <kgsvc.qa.graph.QAGraph.relation_ends>` (O(relations) once it is built)."""
+    <kgsvc.qa.graph.QAGraph.relation_ends>`: O(distinct pairs) once it is built."""
     ends, kind = graph.relation_ends(), graph.type_relation()
     (pair_relations, pair_tails), distinct, triples = ends.object_pairs(), ends.distinct_objects(), ends.triples
     handful = (distinct >= 2) & (distinct <= np.minimum(np.sqrt(triples), _VALUES_MAX))
