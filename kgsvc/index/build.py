@@ -4,7 +4,9 @@
 
     manifest.json            written last; a folder without it is incomplete (never opened)
     node_terms_*.npy         N-Triples text of node id i            (string table: _offsets + _blob,
-    relation_terms_*.npy     N-Triples text of relation id j         memory-mapped; kgsvc.index.strings)
+    relation_terms_*.npy     N-Triples text of relation id j         memory-mapped; kgsvc.index.strings; an
+                                                                     incremental version: the files it was
+                                                                     patched from, hard-linked, + _splice.npz)
     node_texts_*.npy         distinct node label texts, sorted      (vector point id = index)
     relation_texts_*.npy     distinct relation label texts, sorted
     node_text_ids.npy        int32, text id of node i
@@ -67,8 +69,9 @@ rounding of embedding batches (``tests/index/test_incremental.py``). An incremen
 ``node_remap.npy`` and ``node_touched.npy`` (manifest ``patched_from``), from which the question path layers the
 entity linker's label index over the previous version's (:meth:`kgsvc.qa.link.LabelIndex.extend`) instead of
 walking every label. Still O(n + m) per incremental version, but numpy or memcpy-class (no sort, no Python work per
-term): the string tables are spliced and written whole, the text-id arrays and the snapshot renumbered and written
-whole, the text -> nodes CSR re-sorted; docs/scale.md says how much.
+term): the term and text tables are O(change) (a splice of the tables they were patched from, whose files are
+hard-linked, until the splice passes :data:`~kgsvc.index.strings.SPLICE_MAX_SHARE`), but the text-id arrays and
+the snapshot are renumbered and written whole, the text -> nodes CSR re-sorted; docs/scale.md says how much.
 """
 
 from __future__ import annotations
@@ -120,6 +123,7 @@ from kgsvc.index.layers import (
     write_layers,
 )
 from kgsvc.index.names import (
+    EMBED_MAX_CHARS,
     LITERAL_EMBED_MAX_CHARS,
     NamePlan,
     discovered_from,
@@ -129,7 +133,7 @@ from kgsvc.index.names import (
 )
 from kgsvc.index.rows import ROW_BATCH, create_rows, iter_rows, write_rows
 from kgsvc.index.snapshot import GraphSnapshot
-from kgsvc.index.strings import StringTable, TextLabels, read_strings, write_strings
+from kgsvc.index.strings import SplicedTable, StringTable, TextLabels, read_strings, write_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
 from kgsvc.store import Store
@@ -477,9 +481,10 @@ def _build(
         for name, layer in layers.items():
             write_layers(folder, name, layer, base_from=previous if kept else None, base_written=not kept)
     stages.metrics["layers"] = "delta" if kept else "base"
-    # only a text longer than a short literal can go unembedded (kgsvc.index.names.embedded)
+    # only a text longer than a short literal can go unembedded, and it is embedded only as a name of at most
+    # EMBED_MAX_CHARS characters (kgsvc.index.names.embedded); text t is a name where names.named[t]
     long_texts = _longer_than(tables.node_texts, LITERAL_EMBED_MAX_CHARS)
-    unembedded = sum(1 for t in long_texts if not embedded(tables.node_texts[t], names))
+    unembedded = sum(1 for t in long_texts if not (names.named[t] and len(tables.node_texts[t]) <= EMBED_MAX_CHARS))
     stages.metrics["unembedded_texts"] = unembedded
     with stages.stage("vectors"):
         if kept:  # the previous version's base collections serve this version too: no Qdrant work
@@ -593,8 +598,8 @@ def _kept_plan(
 def load_tables(folder: Path) -> LabelTables:
     """The :class:`LabelTables` of the complete version in ``folder`` (terms, labels and triples by id).
 
-    O(1) for the memory-mapped string tables (O(n) for the JSON lists of an older version), O(m) for the
-    triples.
+    O(1): the string tables and the snapshot's triples are memory-mapped (O(n) for the JSON lists of an older
+    version).
 
     Raises
     ------
@@ -617,9 +622,9 @@ def load_tables(folder: Path) -> LabelTables:
         node_text_ids=text_ids["node"],
         relation_texts=texts["relation"],
         relation_text_ids=text_ids["relation"],
-        heads=np.asarray(snapshot.triple_heads, dtype=np.int64),
-        relations=np.asarray(snapshot.triple_relations, dtype=np.int64),
-        tails=np.asarray(snapshot.triple_tails, dtype=np.int64),
+        heads=snapshot.triple_heads,  # memory-mapped in the snapshot's width: no O(m) copy
+        relations=snapshot.triple_relations,
+        tails=snapshot.triple_tails,
     )
 
 
@@ -786,8 +791,8 @@ class _NameTexts(Container[str]):
 
 def _longer_than(texts: Sequence[str], limit: int) -> list[int]:
     """The ids of the texts longer than ``limit`` characters (a table's byte lengths bound them: O(t) numpy)."""
-    if isinstance(texts, StringTable):
-        candidates = np.flatnonzero(np.diff(np.asarray(texts.offsets)) > limit).tolist()
+    if isinstance(texts, StringTable | SplicedTable):
+        candidates = np.flatnonzero(texts.byte_lengths() > limit).tolist()
         return [t for t in candidates if len(texts[t]) > limit]
     return np.flatnonzero(np.fromiter(map(len, texts), np.int64, count=len(texts)) > limit).tolist()
 

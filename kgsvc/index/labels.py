@@ -58,7 +58,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.index.names import NamePlan, best_names, candidates_query, iri_name, name_plan
-from kgsvc.index.strings import StringTable, TextLabels
+from kgsvc.index.strings import SplicedTable, StringTable, TextLabels, spliced
 from kgsvc.index.terms import HashCollision, Interner, byte_order, decoded, gather, give_back_memory
 from kgsvc.queries import load_query
 from kgsvc.store import Literal, QuerySolutions, Store
@@ -128,14 +128,16 @@ class LabelTables:
     ----------
     node_terms, relation_terms : sequence of str
         N-Triples text of node id ``i`` / of the predicate of relation id ``j`` (a list, or a
-        :class:`~kgsvc.index.strings.StringTable` when read from a version or patched).
+        :class:`~kgsvc.index.strings.StringTable` or :class:`~kgsvc.index.strings.SplicedTable` when read from a
+        version or patched).
     node_labels, relation_labels : sequence of str
         The text of each node / relation.
     node_texts, relation_texts : sequence of str
         The distinct texts, sorted; ``node_text_ids[i]`` indexes ``node_texts``.
     node_text_ids, relation_text_ids : ndarray of int32
     heads, relations, tails : ndarray of int64
-        The triples as ids (input of :meth:`kgsvc.index.snapshot.GraphSnapshot.from_triples`).
+        The triples as ids (input of :meth:`kgsvc.index.snapshot.GraphSnapshot.from_triples`); read from a
+        version (:func:`kgsvc.index.build.load_tables`), the snapshot's memory-mapped arrays in its width.
     """
 
     node_terms: Sequence[str]
@@ -146,9 +148,9 @@ class LabelTables:
     node_text_ids: npt.NDArray[np.int32]
     relation_texts: Sequence[str]
     relation_text_ids: npt.NDArray[np.int32]
-    heads: npt.NDArray[np.int64]
-    relations: npt.NDArray[np.int64]
-    tails: npt.NDArray[np.int64]
+    heads: npt.NDArray[np.integer[Any]]
+    relations: npt.NDArray[np.integer[Any]]
+    tails: npt.NDArray[np.integer[Any]]
     #: set by :func:`patch_tables`: the previous tables' node id -> this one's (-1: gone), and the ids of the nodes
     #: that are new or whose label was chosen again (every other node kept its label)
     node_remap: npt.NDArray[np.int64] | None = None
@@ -530,12 +532,15 @@ def _tables(
     distinct_texts: tuple[Sequence[str], npt.NDArray[np.int32]] | None = None,
     *,
     order: npt.NDArray[np.int64] | None = None,
+    ordered: bool = False,
 ) -> LabelTables:
     """The tables, with the triples in canonical order (by head, relation, tail id): a full and an incremental
     build of the same data give the same edge ids. ``distinct_texts``: the distinct node texts and text ids when the
     caller has them (else they are sorted out of ``node_labels``); ``order``: the canonical order when the caller
-    knows it (else a lexsort)."""
-    if order is None:
+    knows it (else a lexsort); ``ordered``: the triples are in it already."""
+    if ordered:
+        order = None
+    elif order is None:
         order = np.lexsort((tails, relations, heads))
     node_texts, node_text_ids = distinct_texts if distinct_texts is not None else _distinct(node_labels)
     relation_texts, relation_text_ids = _distinct(relation_labels)
@@ -548,9 +553,9 @@ def _tables(
         node_text_ids=node_text_ids,
         relation_texts=relation_texts,
         relation_text_ids=relation_text_ids,
-        heads=heads[order],
-        relations=relations[order],
-        tails=tails[order],
+        heads=heads if order is None else heads[order],
+        relations=relations if order is None else relations[order],
+        tails=tails if order is None else tails[order],
     )
 
 
@@ -638,8 +643,9 @@ def patch_tables(
     recomputed for the changed subjects and the new terms only. The result equals :func:`extract_labels` on the
     changed data (same ids, texts and triple order).
 
-    The node terms and texts come out as :class:`~kgsvc.index.strings.StringTable` spliced from ``old``'s (a
-    list of an older version is encoded once), the node labels as a view of texts by text id.
+    The node terms and texts come out spliced from ``old``'s (:func:`kgsvc.index.strings.spliced`: a
+    :class:`~kgsvc.index.strings.SplicedTable` over the tables ``old`` was read from while the changes since them
+    stay small; a list of an older version is encoded once), the node labels as a view of texts by text id.
 
     Notes
     -----
@@ -710,25 +716,28 @@ def patch_tables(
     new_index = _SortedIndex(node_terms)
     new_relation = {term: j for j, term in enumerate(relation_terms)} if rows else {}
     count = len(rows)
-    heads = np.concatenate(
-        [node_remap[kept_heads], np.fromiter((new_index[s] for s, _, _ in rows), dtype=np.int64, count=count)]
-    )
-    relations = np.concatenate(
-        [relation_remap[kept_relations], np.fromiter((new_relation[p] for _, p, _ in rows), np.int64, count)]
-    )
-    tails = np.concatenate(
-        [node_remap[kept_tails], np.fromiter((new_index[str(o)] for _, _, o in rows), dtype=np.int64, count=count)]
+    kept = (node_remap[kept_heads], relation_remap[kept_relations], node_remap[kept_tails])
+    added = (
+        np.fromiter((new_index[s] for s, _, _ in rows), dtype=np.int64, count=count),
+        np.fromiter((new_relation[p] for _, p, _ in rows), dtype=np.int64, count=count),
+        np.fromiter((new_index[str(o)] for _, _, o in rows), dtype=np.int64, count=count),
     )
     touched = np.fromiter(sorted(touched_labels), dtype=np.int64, count=len(touched_labels))
     texts, text_ids, text_remap = _patch_texts(old, len(node_terms), node_remap, touched_labels)
     node_labels = TextLabels(texts, text_ids)
-    canonical = _canonical_order(heads, relations, tails, kept=int(kept_heads.shape[0]), n_nodes=len(node_terms))
-    if canonical is None:
-        canonical = np.lexsort((tails, relations, heads))
-    position = np.empty_like(canonical)
-    position[canonical] = np.arange(canonical.shape[0], dtype=np.int64)
+    merged = _merged_triples(kept, added)
     edge_remap = np.full(old.heads.shape[0], -1, dtype=np.int64)
-    edge_remap[keep] = position[: kept_heads.shape[0]]
+    if merged is not None:
+        heads, relations, tails, at = merged
+        ranks = np.arange(kept[0].shape[0], dtype=np.int64)
+        edge_remap[keep] = ranks + np.searchsorted(at, ranks, side="right")  # np.insert's shift of a kept triple
+        order = None
+    else:  # the general case: one stable sort of every triple
+        heads, relations, tails = (np.concatenate(pair) for pair in zip(kept, added, strict=True))
+        order = np.lexsort((tails, relations, heads))
+        position = np.empty_like(order)
+        position[order] = np.arange(order.shape[0], dtype=np.int64)
+        edge_remap[keep] = position[: kept[0].shape[0]]
     tables = _tables(
         node_terms,
         node_labels,
@@ -738,7 +747,8 @@ def patch_tables(
         relations,
         tails,
         (texts, text_ids),
-        order=canonical,
+        order=order,
+        ordered=order is None,
     )
     return dataclasses.replace(
         tables,
@@ -750,7 +760,7 @@ def patch_tables(
     )
 
 
-def _kept_triples(heads: npt.NDArray[np.int64], changed: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
+def _kept_triples(heads: npt.NDArray[np.integer[Any]], changed: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
     """Which triples a patch keeps: those whose head is not ``changed``; ``None`` when that is every triple.
 
     The triples are in canonical order (by head first), so a head's triples are one range found by binary search:
@@ -760,6 +770,7 @@ def _kept_triples(heads: npt.NDArray[np.int64], changed: npt.NDArray[np.int64]) 
     if heads.shape[0] > 1 and not bool(np.all(heads[1:] >= heads[:-1])):
         keep: npt.NDArray[np.bool_] = ~np.isin(heads, changed)
         return None if bool(keep.all()) else keep
+    changed = changed.astype(heads.dtype)  # a search in another width would copy the heads
     starts = np.searchsorted(heads, changed, side="left")
     stops = np.searchsorted(heads, changed, side="right")
     if not bool(np.any(stops > starts)):
@@ -770,57 +781,59 @@ def _kept_triples(heads: npt.NDArray[np.int64], changed: npt.NDArray[np.int64]) 
     return keep
 
 
-def _canonical_order(
-    heads: npt.NDArray[np.int64],
-    relations: npt.NDArray[np.int64],
-    tails: npt.NDArray[np.int64],
-    *,
-    kept: int,
-    n_nodes: int,
-) -> npt.NDArray[np.int64] | None:
-    """The canonical order (by head, relation, tail; stable) of triples whose first ``kept`` are in it already
-    (a patch renumbers monotonically): the few others merged in by binary search, O(m) numpy instead of an
-    O(m log m) sort. ``None`` (sort them all) when the packed keys do not fit 63 bits or the first ``kept`` are
-    not in order."""
-    node_bits = max(1, (max(n_nodes, 1) - 1).bit_length())
-    relation_bits = max(1, int(relations.max(initial=0)).bit_length())
-    if 2 * node_bits + relation_bits > 63:
+def _merged_triples(
+    kept: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]],
+    added: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """The triples ``kept`` (heads, relations, tails in canonical order: a patch renumbers monotonically) and
+    ``added`` in canonical order, as a stable sort of ``kept`` then ``added`` would give them, and where the added
+    ones went in (``np.insert``'s positions in ``kept``); ``None`` when an added triple's head has kept triples or
+    the kept heads are out of order (sort them all).
+
+    A patch re-adds every triple of each changed subject (its kept triples are gone), so no added head has kept
+    triples and each added triple goes in before the first kept triple of a greater head: O(k log m) binary
+    searches for k added triples and one O(m) insert per array, instead of packing and merging O(m) sort keys."""
+    heads, relations, tails = kept
+    if heads.shape[0] > 1 and not bool(np.all(heads[1:] >= heads[:-1])):
         return None
-    keys = (heads << (node_bits + relation_bits)) | (relations << node_bits) | tails
-    old, new = keys[:kept], keys[kept:]
-    if old.shape[0] > 1 and not bool(np.all(old[1:] >= old[:-1])):
+    order = np.lexsort((added[2], added[1], added[0]))
+    new_heads, new_relations, new_tails = (column[order] for column in added)
+    at = np.searchsorted(heads, new_heads, side="left")
+    if bool(np.any(np.searchsorted(heads, new_heads, side="right") != at)):
         return None
-    new_order = np.argsort(new, kind="stable")
-    at = np.searchsorted(old, new[new_order], side="right")  # after equal kept keys: a stable sort's place
-    order = np.insert(np.arange(kept, dtype=np.int64), at, kept + new_order)
-    return order
+    return (
+        np.insert(heads, at, new_heads),
+        np.insert(relations, at, new_relations),
+        np.insert(tails, at, new_tails),
+        at,
+    )
 
 
 def _splice(
     terms: Sequence[str], used: npt.NDArray[np.bool_], added: set[str], order: Callable[[str], Any]
-) -> tuple[StringTable, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+) -> tuple[StringTable | SplicedTable, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The sorted table ``terms`` without the strings not ``used``, with ``added`` inserted in order: the new
     table, old id -> new id (-1: gone) and the new ids of the added strings (in ``order``).
 
-    O(n) numpy work and one copy of the bytes (:meth:`StringTable.splice`), O(a log n) binary searches."""
-    table = StringTable.from_strings(terms)  # a table already, or the list of a version written before them
+    O(n) numpy work and O(a log n) binary searches; the table is a splice of the one ``terms`` was read from
+    (:func:`kgsvc.index.strings.spliced`: no byte copied) or, past its share, one copy of the bytes."""
     new = sorted(added, key=order)
-    kept_before = np.zeros(len(table) + 1, dtype=np.int64)
+    kept_before = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(used, out=kept_before[1:])
-    at = [int(kept_before[bisect.bisect_left(table, order(term), key=order)]) for term in new]
-    spliced = table.splice(used, list(zip(at, new, strict=True)))
+    at = [int(kept_before[bisect.bisect_left(terms, order(term), key=order)]) for term in new]
+    table = spliced(terms, used, list(zip(at, new, strict=True)))
     positions = np.asarray(at, dtype=np.int64)
     survivors = int(kept_before[-1])
     # survivor r moves up by the number of new strings inserted at or before it
     shift = np.searchsorted(positions, np.arange(survivors), side="right")
-    remap = np.full(len(table), -1, dtype=np.int64)
+    remap = np.full(len(terms), -1, dtype=np.int64)
     remap[np.flatnonzero(used)] = np.arange(survivors, dtype=np.int64) + shift
-    return spliced, remap, positions + np.arange(positions.shape[0], dtype=np.int64)
+    return table, remap, positions + np.arange(positions.shape[0], dtype=np.int64)
 
 
 def _patch_texts(
     old: LabelTables, n_nodes: int, node_remap: npt.NDArray[np.int64], touched: dict[int, str]
-) -> tuple[StringTable, npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+) -> tuple[StringTable | SplicedTable, npt.NDArray[np.int32], npt.NDArray[np.int64]]:
     """The distinct node texts (sorted) and text ids of the patched tables, as :func:`_distinct` gives them, and
     old text id -> new text id (-1: gone): a node not ``touched`` (new id -> label) keeps its old text
     (renumbered), a touched one's text is looked up or inserted.

@@ -29,7 +29,7 @@ from kgsvc.gnn.predict import LinkPredictor
 from kgsvc.index.embed import Embedder
 from kgsvc.index.labels import RDF_TYPE
 from kgsvc.index.snapshot import GraphSnapshot, stable_order
-from kgsvc.index.strings import StringTable, TextLabels
+from kgsvc.index.strings import SplicedTable, StringTable, TextLabels
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.aggregate import sampled_edges
 from kgsvc.qa.result import Term
@@ -310,7 +310,8 @@ class QAGraph:
             flags = _time_labels(labels.texts)[np.asarray(labels.text_ids)]
         else:
             flags = _time_labels(labels)
-        typed = terms.rows_containing(b"^^<").tolist() if isinstance(terms, StringTable) else range(len(terms))
+        tables = StringTable | SplicedTable
+        typed = terms.rows_containing(b"^^<").tolist() if isinstance(terms, tables) else range(len(terms))
         for node in typed:
             if not flags[node] and _typed_time(terms[node]):
                 flags[node] = True
@@ -433,11 +434,10 @@ _TIME_LEAD[0x80:] = True
 def _time_labels(texts: Sequence[str]) -> npt.NDArray[np.bool_]:
     """Whether each text reads as a year, a date or a time (:data:`_TIME_LABEL`, stripped). In a string table only
     the texts whose first byte can open one are decoded (O(texts) numpy, then the few candidates)."""
-    if not isinstance(texts, StringTable):
+    if not isinstance(texts, StringTable | SplicedTable):
         return np.fromiter((bool(_TIME_LABEL.match(str(t).strip())) for t in texts), bool, count=len(texts))
-    offsets = np.asarray(texts.offsets, dtype=np.int64)
-    filled = np.flatnonzero(np.diff(offsets) > 0)
-    candidates = filled[_TIME_LEAD[np.asarray(texts.blob[offsets[filled]])]]
+    filled = np.flatnonzero(texts.byte_lengths() > 0)
+    candidates = filled[_TIME_LEAD[texts.lead_bytes(filled)]]
     flags = np.zeros(len(texts), dtype=bool)
     for i in candidates.tolist():
         flags[i] = _TIME_LABEL.match(texts[i].strip()) is not None

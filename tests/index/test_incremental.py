@@ -19,11 +19,13 @@ from kgsvc import faults
 from kgsvc.errors import IndexError_
 from kgsvc.index import build as build_module
 from kgsvc.index import exact
+from kgsvc.index import labels as labels_module
 from kgsvc.index import layers as layers_module
+from kgsvc.index import strings as strings_module
 from kgsvc.index.changes import changed_subjects
 from kgsvc.index.dataset_index import DatasetIndex, load_index
 from kgsvc.index.labels import find_node
-from kgsvc.index.strings import StringTable, read_strings
+from kgsvc.index.strings import SplicedTable, StringTable, read_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS
 from kgsvc.qa.graph import QAGraph
 from kgsvc.qa.link import LabelIndex, fold
@@ -154,6 +156,11 @@ def test_incremental_versions_equal_a_scratch_build(
     assert any(deletions)  # "Northern Echo" went with its film
     # no change touched rdf:type or a name predicate outside the plan: the store was not scanned for names again
     assert [v.metrics["name_plan"] for v in manual.catalog.index_versions("sample")[1:]] == ["kept"] * 5
+    # the term and text tables are splices of version 1's, whose files every version hard-links
+    previous = manual.catalog.index_path("sample", index.version - 1)
+    for name in ("node_terms", "node_texts"):
+        assert isinstance(getattr(index, name), SplicedTable)
+        assert (index.path / f"{name}_blob.npy").stat().st_ino == (previous / f"{name}_blob.npy").stat().st_ino
     with _scratch(manual, tmp_path) as fresh:
         reference = fresh.index("sample")
         assert _mode(fresh, reference.version) == "full"
@@ -163,6 +170,26 @@ def test_incremental_versions_equal_a_scratch_build(
         assert layers.delta.shape[0] > 0 and layers.tombstones > 0
         for query in QUERIES:
             assert _through_qdrant(index, query, 6, monkeypatch) == _through_qdrant(reference, query, 6, monkeypatch)
+
+
+@pytest.mark.parametrize("fallback", ["tables written whole", "triples sorted whole"])
+def test_incremental_versions_equal_a_scratch_build_on_the_general_paths(
+    fallback: str, manual: kgsvc.KG, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A splice past its share is written as a plain table again, and triples that cannot be merged in are sorted
+    whole: both give what a scratch build gives."""
+    if fallback == "tables written whole":
+        monkeypatch.setattr(strings_module, "SPLICE_MIN", 0)
+        monkeypatch.setattr(strings_module, "SPLICE_MAX_SHARE", 0.0)
+    else:
+        monkeypatch.setattr(labels_module, "_merged_triples", lambda kept, added: None)
+    assert manual.build_index("sample") == 1
+    assert _changes(manual, tmp_path) == ["incremental"] * 5
+    index = manual.index("sample")
+    if fallback == "tables written whole":
+        assert isinstance(index.node_terms, StringTable) and not (index.path / "node_terms_splice.npz").exists()
+    with _scratch(manual, tmp_path) as fresh:
+        _assert_same(index, fresh.index("sample"))
 
 
 def test_incremental_hnsw_collections_answer_like_a_scratch_build(
@@ -405,6 +432,7 @@ def test_a_version_with_json_tables_is_read_and_patched(manual: kgsvc.KG, tmp_pa
         assert isinstance(old.node_terms, list) and old.node_label(0) == old.node_labels[0]
     assert _changes(manual, tmp_path) == ["incremental"] * 5
     index = manual.index("sample")
-    assert isinstance(index.node_terms, StringTable) and isinstance(index.node_texts, StringTable)
+    tables = StringTable | SplicedTable  # the first patch writes the lists as a table, the next ones splice it
+    assert isinstance(index.node_terms, tables) and isinstance(index.node_texts, tables)
     with _scratch(manual, tmp_path) as fresh:
         _assert_same(index, fresh.index("sample"))

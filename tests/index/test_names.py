@@ -112,6 +112,7 @@ def test_the_embedding_stage_never_sees_a_long_text(music: tuple[kgsvc.KG, _Reco
     long_row = texts.index(DESCRIPTION)
     assert not vectors[long_row].any()  # a zero vector: never within a linking distance
     assert vectors[texts.index("Paul McCartney")].any()
+    assert version.metrics["unembedded_texts"] == int(np.count_nonzero(~vectors.any(axis=1))) == 1
 
 
 def test_the_setting_is_the_default_and_bad_predicates_are_refused(tmp_path: Path) -> None:

@@ -9,9 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgsvc.index.labels import _canonical_order, _kept_triples, _splice
+from kgsvc.index import strings as strings_module
+from kgsvc.index.labels import _kept_triples, _merged_triples, _splice
 from kgsvc.index.snapshot import GraphSnapshot
-from kgsvc.index.strings import StringTable, TextLabels, read_strings, strings_exist, write_strings
+from kgsvc.index.strings import (
+    SplicedTable,
+    StringTable,
+    TextLabels,
+    read_strings,
+    spliced,
+    strings_exist,
+    write_strings,
+)
 
 SNAPSHOT_ARRAYS = ["indptr", "neighbors", "relations", "edge_ids", "outgoing", "triple_heads", "triple_relations"]
 SNAPSHOT_ARRAYS += ["triple_tails"]
@@ -73,19 +82,30 @@ def test_splice_of_sorted_terms_gives_the_merge_and_the_remap() -> None:
         assert [expected[i] for i in new_ids.tolist()] == sorted(added)
 
 
-def test_canonical_order_merges_new_triples_like_a_stable_sort() -> None:
+def test_added_triples_merge_in_like_a_stable_sort() -> None:
+    """_merged_triples equals a stable sort of the kept then the added triples when no added head has kept triples
+    (a patch's case), and declines otherwise."""
     rng = np.random.default_rng(2)
-    for _ in range(100):
+    for _ in range(200):
         m, extra, n = int(rng.integers(0, 60)), int(rng.integers(0, 6)), int(rng.integers(1, 20))
         triples = rng.integers(0, n, size=(m + extra, 3))
         triples[:, 1] %= 4
-        old = triples[:m][np.lexsort((triples[:m, 2], triples[:m, 1], triples[:m, 0]))]
-        heads, relations, tails = (np.concatenate([old[:, c], triples[m:, c]]).astype(np.int64) for c in range(3))
-        order = _canonical_order(heads, relations, tails, kept=m, n_nodes=n)
-        assert order is not None
-        np.testing.assert_array_equal(order, np.lexsort((tails, relations, heads)))
-    heads = np.asarray([1, 0], dtype=np.int64)  # the kept ones out of order: no merge
-    assert _canonical_order(heads, heads, heads, kept=2, n_nodes=2) is None
+        changed = np.unique(triples[m:, 0])
+        old = triples[:m][~np.isin(triples[:m, 0], changed)]
+        old = old[np.lexsort((old[:, 2], old[:, 1], old[:, 0]))]
+        kept = tuple(old[:, c].astype(np.int64) for c in range(3))
+        added = tuple(triples[m:, c].astype(np.int64) for c in range(3))
+        merged = _merged_triples(kept, added)  # type: ignore[arg-type]
+        assert merged is not None
+        everything = np.concatenate([old, triples[m:]])
+        expected = everything[np.lexsort((everything[:, 2], everything[:, 1], everything[:, 0]))]
+        np.testing.assert_array_equal(np.stack(merged[:3], axis=1), expected)
+        position = np.arange(old.shape[0]) + np.searchsorted(merged[3], np.arange(old.shape[0]), side="right")
+        np.testing.assert_array_equal(np.stack(merged[:3], axis=1)[position], old)  # where each kept one went
+    one = np.asarray([1], dtype=np.int64)
+    assert _merged_triples((one, one, one), (one, one, one + 1)) is None  # an added head with a kept triple
+    heads = np.asarray([1, 0], dtype=np.int64)  # the kept ones out of order
+    assert _merged_triples((heads, heads, heads), (one + 5, one, one)) is None
 
 
 def test_text_labels_read_texts_by_id() -> None:
@@ -154,3 +174,75 @@ def test_kept_triples_drop_the_changed_heads_ranges() -> None:
         else:
             np.testing.assert_array_equal(found, expected)
             assert not found.all()
+
+
+def _random_splice(rng: random.Random, n: int) -> tuple[list[bool], list[tuple[int, str]]]:
+    keep = [rng.random() < 0.85 for _ in range(n)]
+    inserts = sorted(
+        ((rng.randint(0, sum(keep)), s) for s in _random_strings(rng, rng.randint(0, 4))), key=lambda x: x[0]
+    )
+    return keep, inserts
+
+
+def test_a_splice_of_a_table_read_from_files_equals_a_copied_splice_after_many_patches(tmp_path: Path) -> None:
+    """A chain of patches kept as splices of one base (kgsvc.index.strings.spliced) reads, row by row and in every
+    vectorised view, as the same chain of copying splices; written, it hard-links the base and reads back equal."""
+    rng = random.Random(5)
+    for case in range(60):
+        folder = tmp_path / f"c{case}"
+        folder.mkdir()
+        strings = _random_strings(rng, rng.randint(0, 40))
+        write_strings(folder, "t", strings)
+        table: object = read_strings(folder, "t")
+        copied = StringTable.from_strings(strings)
+        for step in range(rng.randint(1, 6)):
+            keep, inserts = _random_splice(rng, len(copied))
+            table = spliced(table, keep, inserts)  # type: ignore[arg-type]
+            copied = copied.splice(keep, inserts)
+            assert isinstance(table, SplicedTable)
+            expected = copied.tolist()
+            assert table.tolist() == expected and len(table) == len(expected)
+            assert [table[i] for i in range(len(expected))] == expected and table[1:5] == expected[1:5]
+            assert table.byte_lengths().tolist() == copied.byte_lengths().tolist()
+            filled = np.flatnonzero(copied.byte_lengths() > 0)
+            assert table.lead_bytes(filled).tolist() == copied.lead_bytes(filled).tolist()
+            for needle in (b"a", b"\xc3\xa9", b"<h", b"x y", b"zz\nb"):
+                assert table.rows_containing(needle).tolist() == copied.rows_containing(needle).tolist()
+            assert table.compacted().tolist() == expected
+            # each row is the base's row or an inserted string's, and back
+            in_inserted, in_base = table.locate(np.arange(len(table)))
+            assert bool(np.all((in_inserted >= 0) != (in_base >= 0)))
+            back = table.rows_of_base(in_base[in_base >= 0])
+            assert back.tolist() == np.flatnonzero(in_base >= 0).tolist()
+            assert table.rows_of_base(table.gone).tolist() == [-1] * len(table.gone)
+            nxt = tmp_path / f"c{case}s{step}"
+            nxt.mkdir()
+            write_strings(nxt, "t", table)
+            assert (nxt / "t_offsets.npy").stat().st_ino == (folder / "t_offsets.npy").stat().st_ino
+            table = read_strings(nxt, "t")
+            assert isinstance(table, SplicedTable) and table.tolist() == expected
+
+
+def test_a_splice_past_its_share_is_written_whole_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(strings_module, "SPLICE_MIN", 2)
+    monkeypatch.setattr(strings_module, "SPLICE_MAX_SHARE", 0.15)  # at most 4.5 changes over a base of 30
+    write_strings(tmp_path, "t", [f"s{i:02}" for i in range(30)])
+    table = spliced(read_strings(tmp_path, "t"), [True] * 30, [(3, "s02b")])
+    assert isinstance(table, SplicedTable) and table.delta == 1
+    table = spliced(table, [i != 7 for i in range(31)], [(10, "s10b"), (20, "s20b")])
+    assert isinstance(table, SplicedTable) and table.delta == 4  # one more: compacted
+    table = spliced(table, [True] * 32, [(0, "a")])
+    assert isinstance(table, StringTable) and table.paths is None and len(table) == 33 and table[0] == "a"
+    out = tmp_path / "out"
+    out.mkdir()
+    write_strings(out, "t", table)
+    assert not (out / "t_splice.npz").exists() and list(read_strings(out, "t")) == table.tolist()
+
+
+def test_a_list_or_a_table_in_memory_is_spliced_by_copy() -> None:
+    assert isinstance(spliced(["a", "b"], [True, False], [(1, "c")]), StringTable)
+    table = spliced(StringTable.from_strings(["a", "b"]), [True, True], [(2, "c")])
+    assert isinstance(table, StringTable) and table.tolist() == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="ascend"):
+        none = np.zeros(0, np.int64)
+        spliced(SplicedTable(table, none, none, StringTable.from_strings([])), [True] * 3, [(2, "x"), (1, "y")])
