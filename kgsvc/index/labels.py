@@ -58,6 +58,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kgsvc.index.names import NamePlan, best_names, candidates_query, iri_name, name_plan
+from kgsvc.index.snapshot import IntArray, id_dtype
 from kgsvc.index.strings import SplicedTable, StringTable, TextLabels, spliced
 from kgsvc.index.terms import HashCollision, Interner, byte_order, decoded, gather, give_back_memory
 from kgsvc.queries import load_query
@@ -526,9 +527,9 @@ def _tables(
     node_labels: Sequence[str],
     relation_terms: Sequence[str],
     relation_labels: Sequence[str],
-    heads: npt.NDArray[np.int64],
-    relations: npt.NDArray[np.int64],
-    tails: npt.NDArray[np.int64],
+    heads: IntArray,
+    relations: IntArray,
+    tails: IntArray,
     distinct_texts: tuple[Sequence[str], npt.NDArray[np.int32]] | None = None,
     *,
     order: npt.NDArray[np.int64] | None = None,
@@ -716,11 +717,14 @@ def patch_tables(
     new_index = _SortedIndex(node_terms)
     new_relation = {term: j for j, term in enumerate(relation_terms)} if rows else {}
     count = len(rows)
-    kept = (node_remap[kept_heads], relation_remap[kept_relations], node_remap[kept_tails])
+    # the triples in the snapshot's widths (its arrays are then written as they are)
+    node_t, relation_t = id_dtype(len(node_terms)), id_dtype(len(relation_terms))
+    node_ids = node_remap.astype(node_t)
+    kept = (node_ids[kept_heads], relation_remap.astype(relation_t)[kept_relations], node_ids[kept_tails])
     added = (
-        np.fromiter((new_index[s] for s, _, _ in rows), dtype=np.int64, count=count),
-        np.fromiter((new_relation[p] for _, p, _ in rows), dtype=np.int64, count=count),
-        np.fromiter((new_index[str(o)] for _, _, o in rows), dtype=np.int64, count=count),
+        np.fromiter((new_index[s] for s, _, _ in rows), dtype=node_t, count=count),
+        np.fromiter((new_relation[p] for _, p, _ in rows), dtype=relation_t, count=count),
+        np.fromiter((new_index[str(o)] for _, _, o in rows), dtype=node_t, count=count),
     )
     touched = np.fromiter(sorted(touched_labels), dtype=np.int64, count=len(touched_labels))
     texts, text_ids, text_remap = _patch_texts(old, len(node_terms), node_remap, touched_labels)
@@ -782,9 +786,8 @@ def _kept_triples(heads: npt.NDArray[np.integer[Any]], changed: npt.NDArray[np.i
 
 
 def _merged_triples(
-    kept: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]],
-    added: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    kept: tuple[IntArray, IntArray, IntArray], added: tuple[IntArray, IntArray, IntArray]
+) -> tuple[IntArray, IntArray, IntArray, npt.NDArray[np.int64]] | None:
     """The triples ``kept`` (heads, relations, tails in canonical order: a patch renumbers monotonically) and
     ``added`` in canonical order, as a stable sort of ``kept`` then ``added`` would give them, and where the added
     ones went in (``np.insert``'s positions in ``kept``); ``None`` when an added triple's head has kept triples or

@@ -41,7 +41,7 @@ import numpy.typing as npt
 
 from kgsvc.errors import IndexError_
 
-__all__ = ["GraphSnapshot", "stable_order"]
+__all__ = ["GraphSnapshot", "id_dtype", "stable_order"]
 
 FORMAT = "kgsvc-graph-snapshot"
 VERSION = 1
@@ -68,8 +68,8 @@ def stable_order(keys: IntArray, limit: int) -> npt.NDArray[np.int64]:
     return np.argsort(np.asarray(keys).astype(small, copy=False), kind="stable").astype(np.int64, copy=False)
 
 
-def _id_dtype(limit: int) -> type[np.signedinteger[Any]]:
-    """int32 when every id below ``limit`` fits, else int64."""
+def id_dtype(limit: int) -> type[np.signedinteger[Any]]:
+    """The width a snapshot stores ids below ``limit`` in: int32 when every one fits, else int64."""
     return np.int32 if limit <= np.iinfo(np.int32).max else np.int64
 
 
@@ -224,9 +224,9 @@ class GraphSnapshot:
         _check_ids("tails", t, n_nodes)
         _check_ids("relations", r, n_relations)
 
-        node_t, rel_t = _id_dtype(n_nodes), _id_dtype(n_relations)
+        node_t, rel_t = id_dtype(n_nodes), id_dtype(n_relations)
         m = int(h.shape[0])
-        edge_t = _id_dtype(m)
+        edge_t = id_dtype(m)
         h, r, t = h.astype(node_t), r.astype(rel_t), t.astype(node_t)
 
         # Entry 2e is edge e seen from its head (outgoing), entry 2e + 1 from its tail; self-loops keep only 2e.
@@ -287,25 +287,38 @@ class GraphSnapshot:
         A few O(m) numpy gathers through the id maps and one copy per array, O(k log degree) for the k new edges'
         entries (binary searches in their node's slice), instead of :meth:`from_triples`' O(m log m) sorts.
         """
-        node_t, rel_t, edge_t = _id_dtype(n_nodes), _id_dtype(n_relations), _id_dtype(int(heads.shape[0]))
-        h, r, t = (np.asarray(a, dtype=np.int64) for a in (heads, relations, tails))
+        node_t, rel_t, edge_t = id_dtype(n_nodes), id_dtype(n_relations), id_dtype(int(heads.shape[0]))
+        h, r, t = (np.asarray(a) for a in (heads, relations, tails))  # in their width: no O(m) copy
         old_indptr: npt.NDArray[np.int64] = np.asarray(self.indptr, dtype=np.int64)
-        # the kept entries, renumbered (gathers through the small id maps, straight into the final dtypes): still
-        # sorted by (src, relation, neighbor, edge id, direction)
-        eid = edge_remap.astype(edge_t)[self.edge_ids]
-        dst = node_remap.astype(node_t)[self.neighbors]
-        if relation_remap.shape[0] == n_relations and bool(np.all(relation_remap == np.arange(n_relations))):
-            rel = np.asarray(self.relations, dtype=rel_t)
-        else:
-            rel = relation_remap.astype(rel_t)[self.relations]
-        out = np.asarray(self.outgoing, dtype=bool)
+        # the kept entries, renumbered through the small id maps (the maps in the final dtypes), still sorted by
+        # (src, relation, neighbor, edge id, direction): read through the maps slice by slice and gathered straight
+        # into the new arrays, or, when edges are gone, gathered and compressed first
+        same_relations = relation_remap.shape[0] == n_relations and bool(
+            np.all(relation_remap == np.arange(n_relations))
+        )
+        maps: list[IntArray | None] = [
+            edge_remap.astype(edge_t),
+            node_remap.astype(node_t),
+            None if same_relations else relation_remap.astype(rel_t),
+            None,
+        ]
+        columns: list[npt.NDArray[Any]] = [self.edge_ids, self.neighbors, self.relations, self.outgoing]
         kept_before = old_indptr
         if bool(np.any(edge_remap < 0)):  # edges gone: their entries too
-            kept = eid >= 0
+            columns = [c if m is None else m[c] for c, m in zip(columns, maps, strict=True)]
+            maps = [None] * 4
+            kept = columns[0] >= 0
             prefix = np.zeros(kept.shape[0] + 1, dtype=np.int64)
             np.cumsum(kept, out=prefix[1:])
             kept_before = prefix[old_indptr]
-            eid, dst, rel, out = eid[kept], dst[kept], rel[kept], out[kept]
+            columns = [c[kept] for c in columns]
+
+        def part(column: int, lo: int, hi: int) -> npt.NDArray[Any]:
+            """Kept entries ``lo:hi`` of a column, renumbered."""
+            values = np.asarray(columns[column][lo:hi])
+            mapping = maps[column]
+            return values if mapping is None else mapping[values]
+
         # kept entries per node, under the new ids (a gone node has none)
         alive = np.flatnonzero(node_remap >= 0)
         counts = np.zeros(n_nodes, dtype=np.int64)
@@ -324,24 +337,49 @@ class GraphSnapshot:
         at = []
         for src, relation, neighbor, position, _, _ in entries:  # O(log degree) each, within the node's slice
             lo, hi = int(kept_indptr[src]), int(kept_indptr[src + 1])
-            lo += int(np.searchsorted(rel[lo:hi], relation, side="left"))
-            hi = lo + int(np.searchsorted(rel[lo:hi], relation, side="right"))
-            lo += int(np.searchsorted(dst[lo:hi], neighbor, side="left"))
-            hi = lo + int(np.searchsorted(dst[lo:hi], neighbor, side="right"))
-            positions = 2 * eid[lo:hi].astype(np.int64) + ~out[lo:hi]
+            rel = part(2, lo, hi)
+            lo, hi = (
+                lo + int(np.searchsorted(rel, relation, side="left")),
+                lo + int(np.searchsorted(rel, relation, side="right")),
+            )
+            dst = part(1, lo, hi)
+            lo, hi = (
+                lo + int(np.searchsorted(dst, neighbor, side="left")),
+                lo + int(np.searchsorted(dst, neighbor, side="right")),
+            )
+            positions = 2 * part(0, lo, hi).astype(np.int64) + ~part(3, lo, hi)
             at.append(lo + int(np.searchsorted(positions, position)))
         np.add.at(counts, np.asarray([e[0] for e in entries], dtype=np.int64), 1)
         indptr = np.zeros(n_nodes + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
+        n_kept = int(kept_indptr[-1])
+
+        def merged(column: int, values: list[Any], dtype: type[np.generic]) -> npt.NDArray[Any]:
+            """``np.insert(kept column, at, values)`` written straight into the new array (no renumbered copy of
+            the kept column in between): O(entries) copies in k + 1 slices."""
+            result = np.empty(n_kept + len(values), dtype=dtype)
+            mapping, previous = maps[column], 0
+            for j, (a, value) in enumerate(zip([*at, n_kept], [*values, None], strict=True)):
+                if a > previous:
+                    source, target = np.asarray(columns[column][previous:a]), result[previous + j : a + j]
+                    if mapping is None:
+                        target[...] = source
+                    else:
+                        np.take(mapping, source, out=target, mode="clip")  # ids in range: no bounds buffer
+                if value is not None:
+                    result[a + j] = value
+                previous = a
+            return result
+
         return GraphSnapshot(
             indptr=indptr,
-            neighbors=np.insert(dst, at, [e[2] for e in entries]),
-            relations=np.insert(rel, at, [e[1] for e in entries]),
-            edge_ids=np.insert(eid, at, [e[4] for e in entries]),
-            outgoing=np.insert(out, at, [e[5] for e in entries]),
-            triple_heads=h.astype(node_t),
-            triple_relations=r.astype(rel_t),
-            triple_tails=t.astype(node_t),
+            neighbors=merged(1, [e[2] for e in entries], node_t),
+            relations=merged(2, [e[1] for e in entries], rel_t),
+            edge_ids=merged(0, [e[4] for e in entries], edge_t),
+            outgoing=merged(3, [e[5] for e in entries], np.bool_),
+            triple_heads=h.astype(node_t, copy=False),
+            triple_relations=r.astype(rel_t, copy=False),
+            triple_tails=t.astype(node_t, copy=False),
             n_relations=n_relations,
         )
 

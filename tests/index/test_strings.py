@@ -123,7 +123,7 @@ def test_a_patched_snapshot_equals_one_built_from_the_triples() -> None:
         triples[:, 1] %= n_rel
         triples = triples[np.lexsort((triples[:, 2], triples[:, 1], triples[:, 0]))]
         before = GraphSnapshot.from_triples(*triples.T, n_nodes=n, n_relations=n_rel)
-        keep = rng.random(m) < 0.8
+        keep = rng.random(m) < (0.8 if rng.random() < 0.6 else 1.0)  # edges gone, or only added ones
         # new ids: some old nodes and relations gone, some new ones in between (increasing on the kept ones)
         node_kept = rng.random(n) < 0.9
         node_kept[triples[keep][:, [0, 2]].ravel()] = True
@@ -145,10 +145,11 @@ def test_a_patched_snapshot_equals_one_built_from_the_triples() -> None:
         edge_remap[keep] = position[: int(keep.sum())]
         heads, relations, tails = heads[order], relations[order], tails[order]
         expected = GraphSnapshot.from_triples(heads, relations, tails, n_nodes=n_new, n_relations=n_rel_new)
+        width = np.int32 if rng.random() < 0.5 else np.int64  # a patch gives them in the snapshot's width
         found = before.patched(
-            heads,
-            relations,
-            tails,
+            heads.astype(width),
+            relations.astype(width),
+            tails.astype(width),
             n_nodes=n_new,
             n_relations=n_rel_new,
             node_remap=node_remap.astype(np.int64),
