@@ -14,7 +14,7 @@
     text_nodes_indptr.npy    int64 CSR: nodes of text t are text_nodes[indptr[t]:indptr[t+1]], ascending
     text_nodes.npy           int32/int64
     label_literals.npy       bool per node: a literal whose only edges are labelling ones (``rdfs:label "X"``)
-    node_remap.npy           int64, incremental versions only: node id in the version ``patched_from`` (manifest)
+    node_remap.npy           int32/int64, incremental versions only: node id in the version ``patched_from`` (manifest)
                              -> node id here (-1: gone)
     node_touched.npy         int64, incremental versions only: ids of the nodes new or relabelled since then
     node_vectors.npy         float32, the base layer of the node text embeddings (row = point id; kgsvc.index.layers)
@@ -132,7 +132,7 @@ from kgsvc.index.names import (
     name_plan,
 )
 from kgsvc.index.rows import ROW_BATCH, create_rows, iter_rows, write_rows
-from kgsvc.index.snapshot import GraphSnapshot
+from kgsvc.index.snapshot import GraphSnapshot, id_dtype
 from kgsvc.index.strings import SplicedTable, StringTable, TextLabels, read_strings, write_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
@@ -868,7 +868,8 @@ def _write_tables(folder: Path, tables: LabelTables) -> int:
     label_literals = _label_literals(tables)
     np.save(folder / "label_literals.npy", label_literals, allow_pickle=False)
     if tables.node_remap is not None and tables.node_touched is not None:
-        np.save(folder / "node_remap.npy", tables.node_remap, allow_pickle=False)
+        # in the snapshot's node width (ids here, or -1)
+        np.save(folder / "node_remap.npy", tables.node_remap.astype(id_dtype(tables.n_nodes)), allow_pickle=False)
         np.save(folder / "node_touched.npy", tables.node_touched, allow_pickle=False)
     return int(np.count_nonzero(label_literals))
 

@@ -36,7 +36,7 @@ class LayeredLists(Mapping[str, list[Any]]):
     def __init__(
         self,
         base: Mapping[str, list[Any]],
-        to_current: npt.NDArray[np.int64],
+        to_current: npt.NDArray[np.integer[Any]],
         delta: Mapping[str, list[Any]],
         *,
         pairs: bool,

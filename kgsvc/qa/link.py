@@ -682,11 +682,11 @@ class LabelIndex:
         base = previous._layer.base if previous._layer is not None else previous
         if class_keys.keys() != previous.class_keys.keys() or min_length != base._min_length:
             return None
-        remap = np.asarray(remap, dtype=np.int64)
+        remap = np.asarray(remap)  # in the width it was written in (node ids: int32 below 2^31 nodes)
         is_touched = np.zeros(len(labels) + 1, dtype=bool)  # the last slot stands for "gone" (-1)
         is_touched[np.asarray(touched, dtype=np.int64)] = True
         if previous._layer is None:
-            before = np.arange(len(previous.labels), dtype=np.int64)  # base id -> previous id
+            before = np.arange(len(previous.labels), dtype=remap.dtype)  # base id -> previous id
             previous_delta: list[int] = []
         else:
             before = previous._layer.to_current
@@ -903,7 +903,7 @@ class _Layer:
     """What a layered :class:`LabelIndex` adds to its plain ``base`` (:meth:`LabelIndex.extend`)."""
 
     base: LabelIndex
-    to_current: npt.NDArray[np.int64]  # base node id -> this version's id; -1: gone, or indexed in the delta
+    to_current: npt.NDArray[np.integer[Any]]  # base node id -> this version's id; -1: gone, or indexed in the delta
     delta_ids: list[int]  # this version's ids of the nodes indexed in the delta, ascending
     dropped_keys: frozenset[str]  # keys (labels and aliases) of every base node dropped so far
     known: dict[str, _Entry]  # folded entries of the previous layer's delta labels

@@ -89,6 +89,7 @@ def test_layered_versions_answer_as_a_fresh_build() -> None:
         labels = [after[t] for t in sorted(after)]
         classes = [i for i, label in enumerate(labels) if label in classes_of]
         remap, touched = _changes(terms, after)
+        remap = remap.astype(rng.choice([np.int32, np.int64]))  # a version writes it in its node width
         extended = LabelIndex.extend(index, labels, remap=remap, touched=touched, classes=classes)
         fresh = LabelIndex.build(labels, classes=classes)
         if extended is not None:
