@@ -136,9 +136,10 @@ class LabelTables:
     node_texts, relation_texts : sequence of str
         The distinct texts, sorted; ``node_text_ids[i]`` indexes ``node_texts``.
     node_text_ids, relation_text_ids : ndarray of int32
-    heads, relations, tails : ndarray of int64
-        The triples as ids (input of :meth:`kgsvc.index.snapshot.GraphSnapshot.from_triples`); read from a
-        version (:func:`kgsvc.index.build.load_tables`), the snapshot's memory-mapped arrays in its width.
+    heads, relations, tails : ndarray of int
+        The triples as ids (input of :meth:`kgsvc.index.snapshot.GraphSnapshot.from_triples`): int64 from a full
+        pass, in the snapshot's widths when patched (:func:`patch_tables`) or read from a version
+        (:func:`kgsvc.index.build.load_tables`: the snapshot's memory-mapped arrays).
     """
 
     node_terms: Sequence[str]
@@ -752,7 +753,7 @@ def patch_tables(
         tails,
         (texts, text_ids),
         order=order,
-        ordered=order is None,
+        ordered=merged is not None,
     )
     return dataclasses.replace(
         tables,
