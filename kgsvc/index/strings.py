@@ -279,16 +279,8 @@ class SplicedTable(Sequence[str]):
         return self.base[survivor + bisect.bisect_right(self._gone_rank_list, survivor)]
 
     def __iter__(self) -> Iterator[str]:
-        """Every string in order: the base decoded once (O(bytes)), the k changes merged in."""
-        gone, at, inserted = set(self.gone.tolist()), self.at.tolist(), self.inserted.tolist()
-        survivors = (s for b, s in enumerate(self.base) if b not in gone)
-        j = 0
-        for i in range(self._n):
-            if j < len(at) and at[j] == i:
-                yield inserted[j]
-                j += 1
-            else:
-                yield next(survivors)
+        """Every string in order: decoded from one compacted copy (O(bytes), faster than merging row by row)."""
+        return iter(self.compacted())
 
     def tolist(self) -> list[str]:
         """Every string, decoded (O(bytes))."""
