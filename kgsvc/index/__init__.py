@@ -5,7 +5,8 @@
 * :mod:`kgsvc.index.vectors` — vector collections (Qdrant Edge, Qdrant server);
 * :mod:`kgsvc.index.layers` — a version's embeddings as a shared base plus a small delta;
 * :mod:`kgsvc.index.snapshot` — the CSR graph snapshot;
-* :mod:`kgsvc.index.strings` — term and text tables as memory-mapped binary string tables;
+* :mod:`kgsvc.index.strings` — term and text tables as memory-mapped binary string tables (a patched one as a
+  splice of the files it was patched from);
 * :mod:`kgsvc.index.build` — writing a version; :mod:`kgsvc.index.dataset_index` — reading one.
 
 Nothing is imported here: :mod:`kgsvc.retrieval` imports the snapshot module, and the builder imports
