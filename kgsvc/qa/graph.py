@@ -417,6 +417,22 @@ class RelationEnds:
         """The number of distinct objects of each relation."""
         return np.diff(self.object_bounds)
 
+    def steps_into(self, nodes: npt.NDArray[np.bool_]) -> set[tuple[int, bool]]:
+        """The steps ``(relation, outgoing)`` that end at a node where the mask ``nodes`` (by node id) holds: a
+        relation's step forward ends at its objects, backward at its subjects (a self-loop both ways) — what
+        :func:`kgsvc.qa.candidates.steps_into` reads from the nodes' CSR slices, here for any node set in O(distinct
+        pairs) numpy, no gather of the nodes' entries."""
+        found: set[tuple[int, bool]] = set()
+        for ends, bounds, outgoing in (
+            (self.objects, self.object_bounds, True),
+            (self.subjects, self.subject_bounds, False),
+        ):
+            filled = np.flatnonzero(np.diff(bounds) > 0)  # reduceat needs segment starts inside the array
+            if filled.shape[0]:
+                hit = np.logical_or.reduceat(nodes[ends], bounds[filled])
+                found.update((int(r), outgoing) for r in filled[hit].tolist())
+        return found
+
     def object_pairs(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """``(relations, objects)``: every distinct ``(relation, object)`` pair of the triples, ordered by relation
         and then object (what ``np.unique`` of the pairs gives). O(pairs), a new pair of arrays."""

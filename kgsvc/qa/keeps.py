@@ -24,8 +24,6 @@ import dataclasses
 import itertools
 from collections.abc import Callable, Collection
 
-import numpy as np
-
 from kgsvc.qa.aggregate import literal_parts, sampled_objects
 from kgsvc.qa.candidates import Branch, CandidatePattern, branch_walk, candidate_ends, shares_value, steps_into
 from kgsvc.qa.graph import QAGraph
@@ -70,18 +68,18 @@ class CandidateFilters:
     def ends_at_time(self, time: bool) -> Keep:
         """The candidates every branch of which ends with a step that can reach a date or time (``time``: "when …")
         or a node that is none ("where …"), by the steps into :meth:`QAGraph.times` and into the other nodes
-        (:func:`~kgsvc.qa.candidates.steps_into`).
+        (:meth:`~kgsvc.qa.graph.RelationEnds.steps_into`).
 
         Notes
         -----
-        O(edges) once per graph (the steps into every node), then O(branches) per candidate.
+        O(distinct (relation, node) pairs) numpy once per graph, over the relations' ends the graph keeps
+        (:meth:`QAGraph.relation_ends`; gathering every node's entries and sorting their keys took O(m log m)), then
+        O(branches) per candidate.
         """
         if self._time_steps is None:
             is_time = self.graph.time_mask()
-            self._time_steps = (
-                frozenset(steps_into(self.graph.snapshot, np.flatnonzero(is_time))),
-                frozenset(steps_into(self.graph.snapshot, np.flatnonzero(~is_time))),
-            )
+            ends = self.graph.relation_ends()
+            self._time_steps = (frozenset(ends.steps_into(is_time)), frozenset(ends.steps_into(~is_time)))
         steps = self._time_steps[0 if time else 1]
         return lambda c: all(b.steps[-1] in steps for b in c.branches if b.steps)
 

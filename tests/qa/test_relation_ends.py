@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kgsvc.index.snapshot import GraphSnapshot, stable_order
+from kgsvc.qa.candidates import steps_into
 from kgsvc.qa.graph import RelationEnds
 
 
@@ -75,3 +76,20 @@ def test_relation_ends_of_a_patched_snapshot() -> None:
 def test_stable_order_is_a_stable_argsort(limit: int) -> None:
     keys = np.random.default_rng(limit).integers(0, limit, 5_000)
     assert stable_order(keys, limit).tolist() == np.argsort(keys, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_steps_into_a_node_set_equal_the_steps_read_from_its_entries(seed: int) -> None:
+    """RelationEnds.steps_into (the relations' ends) gives what candidates.steps_into reads from the nodes' CSR
+    slices, self-loops both ways, for random node sets: the "when" / "where" filters of keeps.py."""
+    rng = np.random.default_rng(100 + seed)
+    n_nodes, n_relations, m = int(rng.integers(1, 40)), int(rng.integers(1, 6)), int(rng.integers(0, 120))
+    heads = rng.integers(0, n_nodes, m)
+    relations = rng.integers(0, n_relations, m)
+    tails = np.where(rng.random(m) < 0.15, heads, rng.integers(0, n_nodes, m))
+    snapshot = GraphSnapshot.from_triples(heads, relations, tails, n_nodes=n_nodes, n_relations=n_relations)
+    ends = RelationEnds.of_snapshot(snapshot)
+    for share in (0.0, 0.1, 0.5, 1.0):
+        mask = rng.random(n_nodes) < share
+        for nodes in (mask, ~mask):
+            assert ends.steps_into(nodes) == steps_into(snapshot, np.flatnonzero(nodes))
