@@ -133,7 +133,7 @@ from kgsvc.index.names import (
 )
 from kgsvc.index.rows import ROW_BATCH, create_rows, iter_rows, write_rows
 from kgsvc.index.snapshot import GraphSnapshot, id_dtype
-from kgsvc.index.strings import SplicedTable, StringTable, TextLabels, read_strings, write_strings
+from kgsvc.index.strings import BinaryTable, TextLabels, read_strings, write_strings
 from kgsvc.index.vectors import NODE_LABELS, RELATION_LABELS, EdgeVectorIndex, ServerVectorIndex, VectorIndex
 from kgsvc.settings import Settings
 from kgsvc.store import Store
@@ -791,7 +791,7 @@ class _NameTexts(Container[str]):
 
 def _longer_than(texts: Sequence[str], limit: int) -> list[int]:
     """The ids of the texts longer than ``limit`` characters (a table's byte lengths bound them: O(t) numpy)."""
-    if isinstance(texts, StringTable | SplicedTable):
+    if isinstance(texts, BinaryTable):
         candidates = np.flatnonzero(texts.byte_lengths() > limit).tolist()
         return [t for t in candidates if len(texts[t]) > limit]
     return np.flatnonzero(np.fromiter(map(len, texts), np.int64, count=len(texts)) > limit).tolist()

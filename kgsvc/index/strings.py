@@ -40,6 +40,7 @@ import numpy.typing as npt
 
 __all__ = [
     "SPLICE_MAX_SHARE",
+    "BinaryTable",
     "SPLICE_MIN",
     "SplicedTable",
     "StringTable",
@@ -54,6 +55,16 @@ __all__ = [
 #: stay within this share of the base's rows or within :data:`SPLICE_MIN`; past both it is written whole again.
 SPLICE_MAX_SHARE = 0.05
 SPLICE_MIN = 4_096
+
+
+def _row(index: int, n: int) -> int:
+    """``index`` of a table of ``n`` strings as a row in ``0 .. n - 1`` (negative counts from the end)."""
+    i = int(index)
+    if i < 0:
+        i += n
+    if not 0 <= i < n:
+        raise IndexError(f"string table index {index} out of range for {n} strings")
+    return i
 
 
 class StringTable(Sequence[str]):
@@ -97,12 +108,7 @@ class StringTable(Sequence[str]):
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        n = len(self)
-        i = int(index)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(f"string table index {index} out of range for {n} strings")
+        i = _row(index, len(self))
         start, stop = int(self.offsets[i]), int(self.offsets[i + 1])
         return bytes(self.blob[start:stop]).decode("utf-8")
 
@@ -267,11 +273,7 @@ class SplicedTable(Sequence[str]):
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        i = int(index)
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError(f"string table index {index} out of range for {self._n} strings")
+        i = _row(index, self._n)
         j = bisect.bisect_left(self._at_list, i)
         if j < len(self._at_list) and self._at_list[j] == i:
             return self.inserted[j]
@@ -344,6 +346,11 @@ class SplicedTable(Sequence[str]):
         return f"SplicedTable({self._n} strings: {self.base!r} - {self.gone.shape[0]} + {self.at.shape[0]})"
 
 
+#: Either binary table kind: both answer :meth:`~StringTable.byte_lengths`, :meth:`~StringTable.lead_bytes` and
+#: :meth:`~StringTable.rows_containing` (a list of an older version does not).
+BinaryTable = StringTable | SplicedTable
+
+
 def spliced(
     strings: Sequence[str], keep: npt.ArrayLike, inserts: Sequence[tuple[int, str]]
 ) -> StringTable | SplicedTable:
@@ -383,7 +390,7 @@ class TextLabels(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         texts = self._texts
-        if isinstance(texts, StringTable | SplicedTable):
+        if isinstance(texts, BinaryTable):
             texts = texts.tolist()  # one decode of every text, not one per label
         return (texts[i] for i in np.asarray(self._ids).tolist())  # one read of the ids, not one per label
 

@@ -29,7 +29,7 @@ from kgsvc.gnn.predict import LinkPredictor
 from kgsvc.index.embed import Embedder
 from kgsvc.index.labels import RDF_TYPE
 from kgsvc.index.snapshot import GraphSnapshot, stable_order
-from kgsvc.index.strings import SplicedTable, StringTable, TextLabels
+from kgsvc.index.strings import BinaryTable, TextLabels
 from kgsvc.ingest.triples import humanise
 from kgsvc.qa.aggregate import sampled_edges
 from kgsvc.qa.result import Term
@@ -310,8 +310,7 @@ class QAGraph:
             flags = _time_labels(labels.texts)[np.asarray(labels.text_ids)]
         else:
             flags = _time_labels(labels)
-        tables = StringTable | SplicedTable
-        typed = terms.rows_containing(b"^^<").tolist() if isinstance(terms, tables) else range(len(terms))
+        typed = terms.rows_containing(b"^^<").tolist() if isinstance(terms, BinaryTable) else range(len(terms))
         for node in typed:
             if not flags[node] and _typed_time(terms[node]):
                 flags[node] = True
@@ -450,7 +449,7 @@ _TIME_LEAD[0x80:] = True
 def _time_labels(texts: Sequence[str]) -> npt.NDArray[np.bool_]:
     """Whether each text reads as a year, a date or a time (:data:`_TIME_LABEL`, stripped). In a string table only
     the texts whose first byte can open one are decoded (O(texts) numpy, then the few candidates)."""
-    if not isinstance(texts, StringTable | SplicedTable):
+    if not isinstance(texts, BinaryTable):
         return np.fromiter((bool(_TIME_LABEL.match(str(t).strip())) for t in texts), bool, count=len(texts))
     filled = np.flatnonzero(texts.byte_lengths() > 0)
     candidates = filled[_TIME_LEAD[texts.lead_bytes(filled)]]
